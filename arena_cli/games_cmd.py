@@ -1,0 +1,119 @@
+"""``arena games`` and ``arena simulate``: the registry and house-bot matches, in-process."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from games.core import (
+    InProcessAgentHandle,
+    MatchSettings,
+    UnknownGameError,
+    available_game_ids,
+    get_game_spec,
+    play_match,
+)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``games`` and ``simulate``."""
+    games = subparsers.add_parser("games", help="list the games and their house bots")
+    games.add_argument("--json", action="store_true", help="print JSON")
+    games.set_defaults(func=cmd_games)
+
+    sim = subparsers.add_parser(
+        "simulate", help="play house bots against each other in-process (match i has seed N+i)"
+    )
+    sim.add_argument("--game", required=True, help="game id, e.g. split-or-steal")
+    sim.add_argument("--bots", required=True, help="two house bot names, comma-separated")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
+    sim.add_argument("--matches", type=int, default=1, help="how many matches (default 1)")
+    sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.set_defaults(func=cmd_simulate)
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """Print every game with its version and house bots."""
+    rows = []
+    for game_id in available_game_ids():
+        spec = get_game_spec(game_id)
+        rows.append(
+            {"id": game_id, "title": spec.title, "version": spec.version, "bots": list(spec.bots)}
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        print(f"{row['id']:<16} v{row['version']}  {row['title']}")
+        print(f"{'':<16}     house bots: {', '.join(row['bots'])}")
+    return 0
+
+
+def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str, Any]:
+    """Play ``matches`` matches between house bots and summarise them (``arena simulate --json``)."""
+    spec = get_game_spec(game_id)
+    for bot in bots:
+        if bot not in spec.bots:
+            raise KeyError(f"{game_id} has no house bot {bot!r}; its bots: {', '.join(spec.bots)}")
+    results = []
+    wins = [0] * len(bots)
+    draws = 0
+    totals = [0.0] * len(bots)
+    for i in range(matches):
+        handles = [InProcessAgentHandle(spec.bots[b], b) for b in bots]
+        record = play_match(
+            game_id, handles, seed=seed + i, settings=MatchSettings(timed=False, keep_stdout=False)
+        )
+        if record.platform_error:
+            raise RuntimeError(f"match with seed {seed + i} failed: {record.platform_error}")
+        scores = [s.score for s in record.seats]
+        results.append(
+            {
+                "seed": seed + i,
+                "winner": record.winner,
+                "scores": scores,
+                "reasons": [str(s.reason) for s in record.seats],
+                **({"stats": record.stats} if record.stats else {}),
+            }
+        )
+        if record.winner is None:
+            draws += 1
+        else:
+            wins[record.winner] += 1
+        totals = [t + s for t, s in zip(totals, scores, strict=True)]
+    summary: dict[str, Any] = {
+        "wins": wins,
+        "draws": draws,
+        "mean_scores": [round(t / max(matches, 1), 3) for t in totals],
+    }
+    return {"game": game_id, "bots": bots, "matches": results, "summary": summary}
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """``arena simulate``."""
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if len(bots) != 2:
+        print("arena simulate: --bots takes two names, e.g. --bots always-steal,always-split",
+              file=sys.stderr)
+        return 2
+    if args.matches < 1:
+        print("arena simulate: --matches must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        out = simulate(args.game, bots, args.seed, args.matches)
+    except (UnknownGameError, KeyError) as exc:
+        print(f"arena simulate: {exc.args[0] if isinstance(exc, KeyError) and not isinstance(exc, UnknownGameError) else exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    for m in out["matches"]:
+        who = "draw" if m["winner"] is None else f"{bots[m['winner']]} wins"
+        scores = " - ".join(f"{s:g}" for s in m["scores"])
+        print(f"seed {m['seed']:>5}: {scores:<20} {who}  ({', '.join(m['reasons'])})")
+    s = out["summary"]
+    print(f"\n{bots[0]} {s['wins'][0]} wins, {bots[1]} {s['wins'][1]} wins, {s['draws']} draws; "
+          f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}")
+    return 0

@@ -1,0 +1,55 @@
+"""Exceptions shared by games, the referee and agent handles.
+
+Every message is written for the person who caused the error: an illegal action says which rule it
+broke, an agent error says what the agent did.
+"""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules forbid right now; the message names the rule.
+
+    Subclasses ``ValueError`` because seed 001 says ``step()`` raises ``ValueError``.
+    """
+
+
+class ActionParseError(ValueError):
+    """What an agent returned is not an action of the expected shape; the message says why."""
+
+
+class AgentError(Exception):
+    """Base class of everything an agent handle raises about the agent it runs."""
+
+
+class AgentInitError(AgentError):
+    """The agent never became ready: its source failed to load, ``GAME`` was wrong, ``__init__``
+    raised, or loading took longer than its budget."""
+
+    def __init__(self, message: str, traceback: str = "") -> None:
+        super().__init__(message)
+        self.traceback = traceback
+
+
+class AgentTimeout(AgentError):
+    """A call took longer than the budget it was given (wall time measured by the controller)."""
+
+    def __init__(self, method: str, elapsed_s: float, budget_s: float) -> None:
+        super().__init__(
+            f"{method} did not answer within {budget_s:.2f} s"
+            + (f" (stopped waiting after {elapsed_s:.2f} s)" if elapsed_s else "")
+        )
+        self.method = method
+        self.elapsed_s = elapsed_s
+        self.budget_s = budget_s
+
+
+class AgentCrash(AgentError):
+    """The agent's process died, ran out of memory or broke the protocol."""
+
+
+class PlatformError(Exception):
+    """Something outside the agent failed (Docker engine gone, image missing).
+
+    Never the agent's fault: the platform retries the match and records it unrated.
+    """

@@ -1,0 +1,155 @@
+"""The ``Game`` contract of seed 001, with the additions of DESIGN.md §3.
+
+A game is a deterministic state machine: ``reset(seed)``, then while not over the current player
+picks one of ``get_available_actions()`` and ``step(action)`` applies it. All randomness comes from
+the seed. The referee (``games.core.referee``) drives it; agents never touch it directly.
+
+Additions to seed 001, settled in DESIGN.md §3:
+
+* **Rounds.** ``get_round()`` is the 1-based round; when a round ends, ``step`` puts
+  ``round_result`` (a dict per player id, from that player's point of view) into its info.
+* **Simultaneous choices** are taken one player after the other; phases listed in
+  ``simultaneous_phases`` must not show the second player the first one's choice (the conformance
+  check verifies it).
+* **Parametric actions** appear as templates, e.g. ``{"action_type": "raise", "min": 200,
+  "max": 20000}``; the game's ``ActionParser`` checks the parameters.
+* **Retries exhausted.** After the last illegal retry the referee asks ``on_retries_exhausted``;
+  ``None`` (the default) forfeits the match, an action (poker's fold) is applied instead.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from games.core.config import GameConfig
+
+Action = dict[str, Any]
+
+
+class Game(ABC):
+    """Base class of every game engine."""
+
+    #: Kebab-case id agents put in ``GAME`` (``"split-or-steal"``).
+    game_type: ClassVar[str]
+    #: Human title for pages and ``arena games``.
+    title: ClassVar[str]
+    #: Bumped on any rule change: leaderboards are keyed by (game, version).
+    version: ClassVar[int] = 1
+    #: The pydantic config class; ``create_game`` validates ``ArenaConfig.config`` with it.
+    config_class: ClassVar[type[GameConfig]]
+    #: Phases in which both players choose "at once" (collected one after the other).
+    simultaneous_phases: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(
+        self, players: Sequence[str], config: GameConfig | None = None, seed: int | None = None
+    ) -> None:
+        if len(set(players)) != len(players) or not players:
+            raise ValueError(f"players must be distinct and non-empty, got {list(players)!r}")
+        self.players: list[str] = list(players)
+        self.config = config if config is not None else self.config_class()
+        self.rng = random.Random(0)
+        if seed is not None:
+            self.reset(seed)
+
+    # --- seed 001: required -------------------------------------------------------------------
+
+    @abstractmethod
+    def reset(self, seed: int) -> None:
+        """Initialise all state from ``seed`` (the only source of randomness)."""
+
+    @abstractmethod
+    def get_current_player(self) -> str:
+        """The id of the player to act, or ``""`` when the game is over."""
+
+    @abstractmethod
+    def get_public_state(self) -> dict[str, Any]:
+        """State every seat may see: scores, history, messages, phase."""
+
+    @abstractmethod
+    def get_private_state(self, player_id: str) -> dict[str, Any]:
+        """State only ``player_id`` may see (their hand, their own pending choice)."""
+
+    @abstractmethod
+    def get_available_actions(self) -> list[Action]:
+        """Legal actions (or templates) for the current player; each has ``action_type``."""
+
+    @abstractmethod
+    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
+        """Apply ``action`` for the current player; return ``(info, game_over)``.
+
+        Raises ``IllegalActionError`` (a ``ValueError``) naming the rule when the action is illegal.
+        """
+
+    @abstractmethod
+    def get_scores(self) -> dict[str, float]:
+        """Match totals per player id."""
+
+    @abstractmethod
+    def get_round(self) -> int:
+        """The current round, 1-based (the last round once the game is over)."""
+
+    @property
+    @abstractmethod
+    def total_rounds(self) -> int:
+        """How many rounds a full match has."""
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.get_current_player() == ""
+
+    def get_winner(self) -> str | None:
+        """The player with the strictly highest score once over; ``None`` for a draw or in play."""
+        if not self.is_over():
+            return None
+        scores = self.get_scores()
+        best = max(scores.values())
+        leaders = [p for p, s in scores.items() if s == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+    # --- seed 001: optional -------------------------------------------------------------------
+
+    def get_current_role(self) -> str:
+        """The role of the current player; every game here has just ``"player"``."""
+        return "player"
+
+    def get_players(self) -> list[str]:
+        """All player ids, in seat order."""
+        return list(self.players)
+
+    def get_teams(self) -> dict[str, list[str]] | None:
+        """Team to player ids; ``None``: no teams."""
+        return None
+
+    def serialize(self) -> dict[str, Any]:
+        """A snapshot for logs and replays."""
+        return {
+            "game": self.game_type,
+            "version": self.version,
+            "public": self.get_public_state(),
+            "private": {p: self.get_private_state(p) for p in self.players},
+        }
+
+    # --- DESIGN.md §3 additions ---------------------------------------------------------------
+
+    def opponent_of(self, player_id: str) -> str:
+        """The other player of a two-player game."""
+        return self.players[1] if player_id == self.players[0] else self.players[0]
+
+    def get_match_info(self, player_id: str) -> dict[str, Any]:
+        """Game-specific fields added to ``match_info`` for ``player_id`` (e.g. NIL's values)."""
+        return {}
+
+    def get_round_info(self, player_id: str) -> dict[str, Any]:
+        """The payload of ``on_round_start`` for ``player_id``: ``{round, pot, …}``."""
+        return {"round": self.get_round(), "pot": self.get_public_state().get("pot")}
+
+    def get_match_stats(self) -> dict[str, Any]:
+        """Extra figures for the match record (poker's BB/100); empty by default."""
+        return {}
+
+    def on_retries_exhausted(self, player_id: str) -> Action | None:
+        """The action applied after the last illegal retry, or ``None`` to forfeit (default)."""
+        return None

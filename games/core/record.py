@@ -1,0 +1,104 @@
+"""The result of a match: outcome per seat and a per-call log, all plain JSON."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Outcome(StrEnum):
+    """How a match ended for one seat."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
+
+
+class Reason(StrEnum):
+    """Why it ended that way (seed 003's forfeits plus DESIGN.md §3)."""
+
+    #: The game reached its end by the rules.
+    NORMAL = "normal"
+    #: A call overran its time budget (and any time bank).
+    TIMEOUT = "timeout"
+    #: The fourth illegal action in a row (an exception in ``on_turn`` counts as one).
+    ILLEGAL = "illegal"
+    #: The agent's process died, ran out of memory or broke the protocol.
+    CRASH = "crash"
+    #: The agent never became ready (load, ``__init__``, ``GAME``, ``on_match_start``).
+    INIT_ERROR = "init_error"
+
+
+@dataclass
+class SeatResult:
+    """One seat's result. ``detail`` explains a forfeit in words for the agent's owner."""
+
+    seat: int
+    player_id: str
+    name: str
+    outcome: Outcome | None = None
+    reason: Reason | None = None
+    score: float = 0.0
+    detail: str = ""
+    time_used_ms: float = 0.0
+    turns: int = 0
+
+
+@dataclass
+class MatchRecord:
+    """Everything a match produced. ``to_dict()`` is plain JSON.
+
+    ``platform_error`` is set (and outcomes left empty) when the match could not be played for a
+    reason that is not an agent's fault; the platform retries such matches and never rates them.
+    """
+
+    game: str
+    game_version: int
+    config: dict[str, Any]
+    seed: int
+    timed: bool
+    seats: list[SeatResult]
+    winner: int | None = None
+    rounds: int = 0
+    turns: int = 0
+    duration_s: float = 0.0
+    round_results: list[dict[str, Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    final_state: dict[str, Any] = field(default_factory=dict)
+    platform_error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready dicts and lists (enums become their string values)."""
+        data = asdict(self)
+        for seat in data["seats"]:
+            seat["outcome"] = str(seat["outcome"]) if seat["outcome"] is not None else None
+            seat["reason"] = str(seat["reason"]) if seat["reason"] is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchRecord:
+        """Rebuild a record from ``to_dict()`` output."""
+        values = dict(data)
+        values["seats"] = [
+            SeatResult(
+                **{
+                    **s,
+                    "outcome": Outcome(s["outcome"]) if s.get("outcome") else None,
+                    "reason": Reason(s["reason"]) if s.get("reason") else None,
+                }
+            )
+            for s in data["seats"]
+        ]
+        return cls(**values)
+
+    def summary(self) -> str:
+        """One line for a person: who won and why."""
+        if self.platform_error:
+            return f"platform error: {self.platform_error}"
+        parts = []
+        for s in self.seats:
+            why = "" if s.reason in (Reason.NORMAL, None) else f" ({s.reason})"
+            parts.append(f"{s.name}: {s.outcome}{why}, score {s.score:g}")
+        return "; ".join(parts)

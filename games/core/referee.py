@@ -1,0 +1,422 @@
+"""The referee: plays one match between agent handles under the protocols of the seeds.
+
+It is the only place that knows the lifecycle (seed 002), the clock and the illegal-move protocol
+(seed 003, DESIGN.md §3):
+
+* ``on_match_start`` → per round ``on_round_start``, ``on_turn`` × N, ``on_round_end`` →
+  ``on_match_end``;
+* timed matches give each call ``turn_timeout_s`` (2 s) plus what is left of the seat's time bank;
+  loading and ``on_match_start`` share ``init_timeout_s`` (10 s); untimed matches use a generous
+  cap instead. A timeout forfeits the match;
+* an illegal action (or an exception raised in ``on_turn``) is refused and the agent is asked
+  again with ``error`` and ``attempt``; the fourth failure in a row forfeits, unless the game
+  supplies an action for that case (poker folds the hand);
+* a crash forfeits; an exception in another hook is logged for the owner and costs nothing.
+
+Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from games.core.agent import AgentHandle, CallResult
+from games.core.config import ArenaConfig
+from games.core.errors import (
+    ActionParseError,
+    AgentCrash,
+    AgentInitError,
+    AgentTimeout,
+    PlatformError,
+)
+from games.core.game import Action, Game
+from games.core.record import MatchRecord, Outcome, Reason, SeatResult
+from games.core.registry import create_game, get_game_spec
+from games.core.state_adapter import agent_action
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """The clock and the retry rule of one match."""
+
+    #: Timed (default, ranked) or untimed (a training option).
+    timed: bool = True
+    #: Wall time per call in a timed match.
+    turn_timeout_s: float = 2.0
+    #: Budget for loading the agent plus ``on_match_start``.
+    init_timeout_s: float = 10.0
+    #: Per-seat bank that absorbs overruns before a timeout counts (Kaggle uses 60 s).
+    time_bank_s: float = 0.0
+    #: Per-call cap in untimed matches.
+    untimed_turn_timeout_s: float = 60.0
+    #: Retries after an illegal action; the next failure forfeits (seed 003: 3).
+    max_retries: int = 3
+    #: Keep each call's captured stdout in the log (training: yes, ranked: no).
+    keep_stdout: bool = True
+
+
+class _Forfeit(Exception):
+    def __init__(self, seat: int, reason: Reason, detail: str) -> None:
+        super().__init__(detail)
+        self.seat = seat
+        self.reason = reason
+        self.detail = detail
+
+
+class _Match:
+    """The state of one match in progress; ``play_match`` is its only user."""
+
+    def __init__(
+        self,
+        game_id: str,
+        agents: Sequence[AgentHandle],
+        seed: int,
+        config: Mapping[str, Any] | None,
+        settings: MatchSettings,
+        on_event: EventSink | None,
+    ) -> None:
+        self.spec = get_game_spec(game_id)
+        self.agents = list(agents)
+        self.settings = settings
+        self.on_event = on_event
+        self.arena_config = ArenaConfig.for_seats(
+            game_id, [a.name for a in agents], seed, dict(config or {})
+        )
+        self.game: Game = create_game(self.arena_config)
+        self.adapter = self.spec.state_adapter_class()
+        self.parser = self.spec.action_parser_class(fallback_to_random=False)
+        self.player_ids = self.game.get_players()
+        if len(self.player_ids) != len(self.agents):
+            raise ValueError(
+                f"{game_id} seats {len(self.player_ids)} players, got {len(self.agents)} agents"
+            )
+        self.seat_of = {pid: i for i, pid in enumerate(self.player_ids)}
+        self.bank_s = [settings.time_bank_s for _ in self.agents]
+        self.record = MatchRecord(
+            game=game_id,
+            game_version=self.spec.version,
+            config=self.game.config.model_dump(mode="json"),
+            seed=seed,
+            timed=settings.timed,
+            seats=[
+                SeatResult(seat=i, player_id=pid, name=a.name)
+                for i, (pid, a) in enumerate(zip(self.player_ids, self.agents, strict=True))
+            ],
+        )
+        self.round = 0
+
+    # --- calls --------------------------------------------------------------------------------
+
+    def _budget(self, seat: int) -> float:
+        if not self.settings.timed:
+            return self.settings.untimed_turn_timeout_s
+        return self.settings.turn_timeout_s + self.bank_s[seat]
+
+    def _log(self, entry: dict[str, Any]) -> None:
+        entry["seq"] = len(self.record.log)
+        self.record.log.append(entry)
+        if self.on_event is not None:
+            self.on_event(entry)
+
+    def _call(
+        self,
+        seat: int,
+        method: str,
+        payload: Mapping[str, Any],
+        budget_s: float | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> CallResult:
+        """One call with the clock; timeouts and crashes become forfeits."""
+        budget = self._budget(seat) if budget_s is None else budget_s
+        entry: dict[str, Any] = {
+            "round": self.round,
+            "turn": self.game.get_public_state().get("turn"),
+            "seat": seat,
+            "method": method,
+            "payload": dict(payload),
+            **(extra or {}),
+        }
+        try:
+            result = self.agents[seat].call(method, payload, budget)
+        except AgentTimeout as exc:
+            entry.update(elapsed_ms=round(exc.elapsed_s * 1000, 3), error=str(exc))
+            self._log(entry)
+            raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, exc)) from exc
+        except AgentCrash as exc:
+            entry.update(error=f"the agent crashed: {exc}")
+            self._log(entry)
+            raise _Forfeit(seat, Reason.CRASH, f"the agent crashed during {method}: {exc}") from exc
+        seat_result = self.record.seats[seat]
+        seat_result.time_used_ms += result.elapsed_ms
+        if self.settings.timed and budget_s is None:
+            overrun_s = result.elapsed_ms / 1000 - self.settings.turn_timeout_s
+            if overrun_s > 0:
+                self.bank_s[seat] = max(0.0, self.bank_s[seat] - overrun_s)
+        entry.update(
+            reply=result.result,
+            elapsed_ms=round(result.elapsed_ms, 3),
+            error=result.error.describe() if result.error else None,
+            stdout=result.stdout if self.settings.keep_stdout else None,
+        )
+        self._log(entry)
+        return result
+
+    def _timeout_detail(self, seat: int, method: str, exc: AgentTimeout) -> str:
+        if not self.settings.timed:
+            return f"{method} ran past the untimed cap of {exc.budget_s:.0f} s"
+        bank = (
+            f" plus {self.settings.time_bank_s:g} s of time bank"
+            if self.settings.time_bank_s
+            else ""
+        )
+        return (
+            f"{method} did not answer within {self.settings.turn_timeout_s:g} s{bank}; "
+            "a timeout forfeits the match"
+        )
+
+    def _hook(self, seat: int, method: str, payload: Mapping[str, Any]) -> None:
+        """An optional lifecycle hook: its exceptions are logged for the owner, not punished."""
+        self._call(seat, method, payload)
+
+    # --- phases -------------------------------------------------------------------------------
+
+    def start_agents(self) -> None:
+        """Load every agent (in parallel) and call ``on_match_start``; failures are init errors."""
+        game_id = self.arena_config.game
+        budget = self.settings.init_timeout_s
+
+        def start(seat: int) -> tuple[int, float, Exception | None]:
+            began = time.perf_counter()
+            try:
+                self.agents[seat].start(game_id=game_id, timeout_s=budget)
+            except (AgentInitError, AgentTimeout, AgentCrash, PlatformError) as exc:
+                return seat, time.perf_counter() - began, exc
+            return seat, time.perf_counter() - began, None
+
+        with ThreadPoolExecutor(max_workers=len(self.agents)) as pool:
+            started = list(pool.map(start, range(len(self.agents))))
+        failures: list[_Forfeit] = []
+        for seat, elapsed, exc in started:
+            if isinstance(exc, PlatformError):
+                raise exc
+            if exc is not None:
+                tb = getattr(exc, "traceback", "")
+                self._log(
+                    {"round": 0, "turn": None, "seat": seat, "method": "load",
+                     "elapsed_ms": round(elapsed * 1000, 3),
+                     "error": f"{exc}\n{tb}".rstrip()}
+                )
+                failures.append(_Forfeit(seat, Reason.INIT_ERROR, f"the agent failed to load: {exc}"))
+                continue
+            self._log({"round": 0, "turn": None, "seat": seat, "method": "load",
+                       "elapsed_ms": round(elapsed * 1000, 3), "error": None})
+            info = self._match_info(seat)
+            try:
+                result = self._call(seat, "on_match_start", info, budget_s=max(0.0, budget - elapsed))
+            except _Forfeit as forfeit:
+                failures.append(
+                    _Forfeit(seat, Reason.INIT_ERROR, f"on_match_start failed: {forfeit.detail}")
+                )
+                continue
+            if not result.ok and result.error is not None:
+                failures.append(
+                    _Forfeit(seat, Reason.INIT_ERROR,
+                             f"on_match_start raised {result.error.type}: {result.error.message}")
+                )
+        if failures:
+            raise _InitFailures(failures)
+
+    def _match_info(self, seat: int) -> dict[str, Any]:
+        pid = self.player_ids[seat]
+        opponents = [a.name for i, a in enumerate(self.agents) if i != seat]
+        return {
+            "game": self.arena_config.game,
+            "opponent_name": opponents[0] if len(opponents) == 1 else opponents,
+            "total_rounds": self.game.total_rounds,
+            "seat": seat,
+            "rules": self.spec.game_class.title,
+            "config": self.record.config,
+            "timed": self.settings.timed,
+            "turn_timeout_s": self.settings.turn_timeout_s if self.settings.timed else None,
+            **self.game.get_match_info(pid),
+        }
+
+    def play(self) -> None:
+        """Run rounds and turns until the game is over."""
+        game = self.game
+        while not game.is_over():
+            if game.get_round() != self.round:
+                self.round = game.get_round()
+                for seat, pid in enumerate(self.player_ids):
+                    self._hook(seat, "on_round_start", game.get_round_info(pid))
+            info = self.take_turn(game.get_current_player())
+            round_result = info.get("round_result")
+            if round_result:
+                self.record.round_results.append({"round": self.round, "result": round_result})
+                for seat, pid in enumerate(self.player_ids):
+                    self._hook(seat, "on_round_end", round_result[pid])
+
+    def take_turn(self, pid: str) -> dict[str, Any]:
+        """Ask the current player for an action until one is legal or retries run out."""
+        seat = self.seat_of[pid]
+        game = self.game
+        valid = game.get_available_actions()
+        state = self.adapter.to_round_state(
+            game.get_public_state(), game.get_private_state(pid), pid, valid
+        )
+        reasons: list[str] = []
+        for attempt in range(self.settings.max_retries + 1):
+            payload = dict(state)
+            if attempt:
+                payload["error"] = reasons[-1]
+                payload["attempt"] = attempt
+            result = self._call(seat, "on_turn", payload, extra={"attempt": attempt})
+            entry = self.record.log[-1]
+            if result.ok:
+                try:
+                    action = self.parser.parse(result.result, valid)
+                    info, _ = game.step(action)
+                except (ActionParseError, ValueError) as exc:
+                    reason = str(exc)
+                else:
+                    entry["action"] = agent_action(action)
+                    self.record.turns += 1
+                    self.record.seats[seat].turns += 1
+                    return info
+            else:
+                assert result.error is not None
+                reason = f"on_turn raised {result.error.describe()}"
+            entry["illegal"] = reason
+            reasons.append(reason)
+        fallback = game.on_retries_exhausted(pid)
+        if fallback is None:
+            raise _Forfeit(
+                seat,
+                Reason.ILLEGAL,
+                f"{len(reasons)} illegal actions in a row; the last: {reasons[-1]}",
+            )
+        return self._apply_fallback(seat, fallback, reasons)
+
+    def _apply_fallback(self, seat: int, fallback: Action, reasons: list[str]) -> dict[str, Any]:
+        info, _ = self.game.step(fallback)
+        self.record.turns += 1
+        self._log(
+            {"round": self.round, "turn": self.game.get_public_state().get("turn"), "seat": seat,
+             "method": "referee", "action": agent_action(fallback),
+             "error": f"{len(reasons)} illegal actions in a row: the referee played "
+                      f"{agent_action(fallback)} for this seat"}
+        )
+        return info
+
+    # --- the end ------------------------------------------------------------------------------
+
+    def finish(self, forfeits: Sequence[_Forfeit]) -> None:
+        """Fill outcomes and scores, tell live agents how it ended."""
+        record, game = self.record, self.game
+        scores = game.get_scores()
+        for seat_result in record.seats:
+            seat_result.score = scores.get(seat_result.player_id, 0.0)
+        record.rounds = len(record.round_results)
+        record.stats = game.get_match_stats()
+        record.final_state = game.get_public_state()
+        forfeited = {f.seat: f for f in forfeits}
+        if forfeited:
+            for s in record.seats:
+                f = forfeited.get(s.seat)
+                if f is not None:
+                    s.outcome, s.reason, s.detail = Outcome.LOSS, f.reason, f.detail
+                else:
+                    s.outcome, s.reason = Outcome.WIN, Reason.NORMAL
+                    s.detail = "the opponent forfeited"
+            winners = [s.seat for s in record.seats if s.outcome is Outcome.WIN]
+            record.winner = winners[0] if len(winners) == 1 else None
+        else:
+            winner_pid = game.get_winner()
+            for s in record.seats:
+                s.reason = Reason.NORMAL
+                if winner_pid is None:
+                    s.outcome = Outcome.DRAW
+                else:
+                    s.outcome = Outcome.WIN if s.player_id == winner_pid else Outcome.LOSS
+            record.winner = None if winner_pid is None else self.seat_of[winner_pid]
+        for s in record.seats:
+            if s.seat in forfeited and forfeited[s.seat].reason in (Reason.CRASH, Reason.TIMEOUT):
+                continue
+            if s.seat in forfeited and forfeited[s.seat].reason is Reason.INIT_ERROR:
+                continue
+            try:
+                self._hook(s.seat, "on_match_end", self._match_result(s))
+            except _Forfeit:
+                pass  # the result stands; the log entry shows what happened
+
+    def _match_result(self, seat_result: SeatResult) -> dict[str, Any]:
+        others = [s for s in self.record.seats if s.seat != seat_result.seat]
+        if self.record.winner is None:
+            winner = None
+        else:
+            winner = "you" if self.record.winner == seat_result.seat else "opponent"
+        forfeit = next((s for s in self.record.seats if s.reason not in (Reason.NORMAL, None)), None)
+        return {
+            "winner": winner,
+            "your_total": seat_result.score,
+            "opponent_total": others[0].score if others else 0,
+            "rounds": self.record.rounds,
+            "reason": "normal" if forfeit is None else f"{forfeit.reason}: {forfeit.detail}",
+        }
+
+    def close(self) -> None:
+        """Close every handle, whatever happened."""
+        for agent in self.agents:
+            try:
+                agent.close()
+            except Exception as exc:  # closing must never lose a result
+                self._log({"method": "close", "seat": None, "error": f"close failed: {exc}"})
+
+
+class _InitFailures(Exception):
+    def __init__(self, failures: list[_Forfeit]) -> None:
+        super().__init__("; ".join(f.detail for f in failures))
+        self.failures = failures
+
+
+def play_match(
+    game_id: str,
+    agents: Sequence[AgentHandle],
+    *,
+    seed: int = 0,
+    config: Mapping[str, Any] | None = None,
+    settings: MatchSettings | None = None,
+    on_event: EventSink | None = None,
+) -> MatchRecord:
+    """Play one full match of ``game_id`` between ``agents`` (seat order) and return its record.
+
+    Never raises for anything an agent does. A failure of the platform (the sandbox backend, or a
+    bug in a game engine) is returned as ``record.platform_error`` with no outcomes.
+    """
+    began = time.perf_counter()
+    match = _Match(game_id, agents, seed, config, settings or MatchSettings(), on_event)
+    try:
+        try:
+            match.start_agents()
+            match.play()
+        except _InitFailures as exc:
+            match.finish(exc.failures)
+        except _Forfeit as forfeit:
+            match.finish([forfeit])
+        else:
+            match.finish([])
+    except PlatformError as exc:
+        match.record.platform_error = str(exc)
+    except Exception as exc:  # a bug on our side must not be charged to an agent
+        match.record.platform_error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+    finally:
+        match.close()
+    match.record.duration_s = round(time.perf_counter() - began, 3)
+    return match.record

@@ -1,0 +1,131 @@
+"""Simple-card: seed 001's reference game, the template a new game copies.
+
+Each player is dealt ``hand_size`` cards from ``copies`` decks of 1..``max_card``. Each round both
+play one card "at once" (collected one after the other; the second never sees the first's card);
+the higher card scores 1, a tie scores nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Action, Game, IllegalActionError
+from games.simple_card.config import SimpleCardConfig
+
+
+class SimpleCardGame(Game):
+    """Two players, one simultaneous card play per round."""
+
+    game_type = "simple-card"
+    title = "Simple Card"
+    version = 1
+    config_class = SimpleCardConfig
+    simultaneous_phases = frozenset({"play"})
+    config: SimpleCardConfig
+
+    def reset(self, seed: int) -> None:
+        """Shuffle with ``seed`` and deal both hands."""
+        self.rng.seed(seed)
+        cfg = self.config
+        deck = [c for c in range(1, cfg.max_card + 1) for _ in range(cfg.copies)]
+        self.rng.shuffle(deck)
+        self.hands = {
+            p: sorted(deck[i * cfg.hand_size : (i + 1) * cfg.hand_size])
+            for i, p in enumerate(self.players)
+        }
+        self.round = 1
+        self.pending: dict[str, int] = {}  # cards played this round, hidden until both played
+        self.scores = {p: 0 for p in self.players}
+        self.played: list[dict[str, Any]] = []  # finished rounds, both cards shown
+
+    @property
+    def total_rounds(self) -> int:
+        """``config.rounds``."""
+        return self.config.rounds
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.config.rounds)
+
+    def get_current_player(self) -> str:
+        """Seat 0 then seat 1 each round; ``""`` when over."""
+        if self.round > self.config.rounds:
+            return ""
+        return next(p for p in self.players if p not in self.pending)
+
+    def get_public_state(self) -> dict[str, Any]:
+        """Round, scores and the cards of finished rounds. Pending cards stay hidden."""
+        return {
+            "phase": "play" if not self.is_over() else "over",
+            "round": self.get_round(),
+            "turn": len(self.pending) + 1,
+            "pot": 1,
+            "scores": dict(self.scores),
+            "messages": [],
+            "played": [dict(r) for r in self.played],
+        }
+
+    def get_private_state(self, player_id: str) -> dict[str, Any]:
+        """The player's hand and their history of finished rounds."""
+        opponent = self.opponent_of(player_id)
+        history = [
+            {
+                "round": r["round"],
+                "your_card": r["cards"][player_id],
+                "opponent_card": r["cards"][opponent],
+                "your_points": r["points"][player_id],
+                "opponent_points": r["points"][opponent],
+            }
+            for r in self.played
+        ]
+        return {"player_id": player_id, "hand": list(self.hands[player_id]), "history": history}
+
+    def get_available_actions(self) -> list[Action]:
+        """One ``play_card`` per distinct card in hand."""
+        player = self.get_current_player()
+        if not player:
+            return []
+        return [{"action_type": "play_card", "card": c} for c in sorted(set(self.hands[player]))]
+
+    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
+        """Play a card; when both have played, score the round."""
+        player = self.get_current_player()
+        if not player:
+            raise IllegalActionError("the game is over")
+        if action.get("action_type") != "play_card":
+            raise IllegalActionError("the only action is play_card")
+        card = action.get("card")
+        if card not in self.hands[player]:
+            raise IllegalActionError(f"card {card!r} is not in your hand {self.hands[player]}")
+        self.hands[player].remove(card)
+        self.pending[player] = card
+        info: dict[str, Any] = {"player": player, "action": dict(action)}
+        if len(self.pending) == len(self.players):
+            info["round_result"] = self._score_round()
+        return info, self.is_over()
+
+    def _score_round(self) -> dict[str, dict[str, Any]]:
+        a, b = self.players
+        points = {a: 0, b: 0}
+        if self.pending[a] != self.pending[b]:
+            points[a if self.pending[a] > self.pending[b] else b] = 1
+        for p in self.players:
+            self.scores[p] += points[p]
+        self.played.append({"round": self.round, "cards": dict(self.pending), "points": points})
+        result = {
+            p: {
+                "round": self.round,
+                "your_points": points[p],
+                "opponent_points": points[self.opponent_of(p)],
+                "your_card": self.pending[p],
+                "opponent_card": self.pending[self.opponent_of(p)],
+            }
+            for p in self.players
+        }
+        self.pending = {}
+        self.round += 1
+        return result
+
+    def get_scores(self) -> dict[str, float]:
+        """Rounds won so far."""
+        return {p: float(s) for p, s in self.scores.items()}
