@@ -1,0 +1,5 @@
+"""Agent Arena's Django project: settings, urls, the Celery app and the apps of DESIGN.md §5."""
+
+from arena.celery_app import app as celery_app
+
+__all__ = ["celery_app"]

@@ -1,0 +1,30 @@
+"""Users and their API tokens."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+
+
+class User(AbstractUser):
+    """A participant. Custom from day one so the model can grow without a painful migration."""
+
+
+def _new_key() -> str:
+    return secrets.token_hex(20)
+
+
+class ApiToken(models.Model):
+    """One token per user for ``Authorization: Token <key>``."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token"
+    )
+    key = models.CharField(max_length=40, unique=True, default=_new_key)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"token of {self.user}"

@@ -1,0 +1,14 @@
+"""Account pages."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from arena.accounts import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("signup/", views.signup, name="signup"),
+    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("token/", views.token, name="token"),
+]

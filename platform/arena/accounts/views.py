@@ -1,0 +1,27 @@
+"""Sign-up, sign-in (Django's view), and the token page."""
+
+from __future__ import annotations
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from arena.accounts.forms import SignUpForm
+from arena.accounts.services import token_get_or_create
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account and sign in."""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("submissions:upload")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+def token(request: HttpRequest) -> HttpResponse:
+    """Show the user's API token for ``arena submit``."""
+    return render(request, "accounts/token.html", {"token": token_get_or_create(user=request.user)})

@@ -1,0 +1,74 @@
+"""Admin: matches with re-run and void actions."""
+
+from django.contrib import admin, messages
+
+from arena.errors import Refused
+from arena.matches.models import Match, Participant
+from arena.matches.services import match_rerun, match_void
+
+
+class ParticipantInline(admin.TabularInline):
+    """The seats."""
+
+    model = Participant
+    extra = 0
+    readonly_fields = (
+        "seat",
+        "submission",
+        "outcome",
+        "reason",
+        "detail",
+        "score",
+        "rating_before",
+        "rating_after",
+    )
+    can_delete = False
+
+
+@admin.action(description="Re-run the selected errored matches")
+def rerun(modeladmin: admin.ModelAdmin, request: object, queryset: object) -> None:
+    """Queue errored matches again."""
+    for match in queryset:  # type: ignore[attr-defined]
+        try:
+            match_rerun(match=match)
+        except Refused as exc:
+            modeladmin.message_user(request, f"#{match.pk}: {exc.message}", messages.WARNING)  # type: ignore[arg-type]
+
+
+@admin.action(description="Void the selected matches (marked error; applied Elo stays)")
+def void(modeladmin: admin.ModelAdmin, request: object, queryset: object) -> None:
+    """Mark matches as not counting."""
+    for match in queryset:  # type: ignore[attr-defined]
+        match_void(match=match)
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    """Matches by game, kind and status."""
+
+    list_display = ("id", "game", "kind", "status", "rated", "attempts", "created", "summary")
+    list_filter = ("game", "kind", "status", "rated")
+    inlines = [ParticipantInline]
+    actions = [rerun, void]
+    readonly_fields = (
+        "game",
+        "game_version",
+        "kind",
+        "status",
+        "timed",
+        "seed",
+        "config",
+        "requested_by",
+        "attempts",
+        "winner_seat",
+        "rounds",
+        "stats",
+        "final_state",
+        "summary",
+        "error",
+        "duration_s",
+        "rated",
+        "created",
+        "started",
+        "finished",
+    )

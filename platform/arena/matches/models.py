@@ -1,0 +1,110 @@
+"""Matches, their seats and their per-call log.
+
+Every match pins the exact submissions (through its participants), the game version, the config
+and the seed, so a replay re-simulates it and a rule change never mixes into an old leaderboard.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from arena.submissions.models import Submission
+
+
+class Match(models.Model):
+    """One pairing, run exactly once by ``services.match_run``."""
+
+    class Kind(models.TextChoices):
+        #: A submission against itself; decides accepted/rejected.
+        VALIDATION = "validation", "validation"
+        #: Requested by an owner; unrated, prints kept.
+        TRAINING = "training", "training"
+        #: Paired by matchmaking; rated, prints dropped.
+        RANKED = "ranked", "ranked"
+
+    class Status(models.TextChoices):
+        #: Waiting for a worker (also between retries of a platform error).
+        QUEUED = "queued", "queued"
+        #: A worker is playing it.
+        RUNNING = "running", "running"
+        #: Played to the end (forfeits included); outcomes recorded.
+        FINISHED = "finished", "finished"
+        #: The platform failed it on every attempt, or an admin voided it; never rated.
+        ERROR = "error", "error"
+
+    game = models.CharField(max_length=64)
+    game_version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    timed = models.BooleanField(default=True)
+    seed = models.BigIntegerField()
+    config = models.JSONField(default=dict, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    winner_seat = models.IntegerField(null=True, blank=True)
+    rounds = models.JSONField(default=list, blank=True)
+    stats = models.JSONField(default=dict, blank=True)
+    final_state = models.JSONField(default=dict, blank=True)
+    summary = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    duration_s = models.FloatField(null=True, blank=True)
+    #: Set in the same transaction that applies Elo: a redelivered task sees it and stops.
+    rated = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["game", "kind"])]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.kind} match #{self.pk} ({self.game})"
+
+    @property
+    def is_done(self) -> bool:
+        """Finished or errored: nothing will change any more."""
+        return self.status in (self.Status.FINISHED, self.Status.ERROR)
+
+
+class Participant(models.Model):
+    """One seat of a match: the pinned submission and how it went for it."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    seat = models.PositiveSmallIntegerField()
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="seats")
+    outcome = models.CharField(max_length=8, blank=True)
+    reason = models.CharField(max_length=16, blank=True)
+    detail = models.TextField(blank=True)
+    score = models.FloatField(null=True, blank=True)
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="participant_unique_seat")
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of {self.match_id}"
+
+
+class MatchEvent(models.Model):
+    """One log entry of the referee (one call), written while the match runs."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    seat = models.IntegerField(null=True, blank=True)
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"event {self.seq} of match {self.match_id}"

@@ -1,0 +1,77 @@
+"""The one place that turns a submission into an ``AgentHandle`` (DESIGN.md §4).
+
+House bots are trusted code and run in-process. Uploaded code runs in the sandbox backend the
+settings choose: ``ARENA_SANDBOX_BACKEND`` = ``auto`` (docker when an engine answers, else
+process), ``docker`` or ``process``. The process backend does not isolate, so it is refused
+unless ``DEBUG`` is on or ``ARENA_ALLOW_PROCESS_SANDBOX`` says so, and it is announced loudly.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from arena.submissions.models import Submission
+from games.core import AgentHandle, InProcessAgentHandle, house_bot_class
+
+logger = logging.getLogger(__name__)
+
+PROCESS_WARNING = (
+    "AGENTS RUN IN THE PROCESS SANDBOX: uploaded code is NOT isolated from this machine. "
+    "Fine on your own laptop with your own agents; never expose this server to others. "
+    "Start a Docker engine and build the sandbox image (`make image`) for the docker sandbox."
+)
+
+
+@cache
+def sandbox_backend() -> str:
+    """The backend for uploaded code: ``docker`` or ``process`` (decided once per process)."""
+    wanted = settings.ARENA_SANDBOX_BACKEND
+    if wanted not in {"auto", "docker", "process"}:
+        raise ImproperlyConfigured(f"ARENA_SANDBOX_BACKEND={wanted!r}: use auto, docker or process")
+    backend = _detect_backend() if wanted == "auto" else wanted
+    if backend == "process":
+        if not settings.ARENA_ALLOW_PROCESS_SANDBOX:
+            raise ImproperlyConfigured(
+                "the process sandbox does not isolate agents and is refused when DEBUG is off; "
+                "run a Docker engine with the sandbox image, or set "
+                "ARENA_ALLOW_PROCESS_SANDBOX=1 if you accept the risk"
+            )
+        logger.warning(PROCESS_WARNING)
+    return backend
+
+
+def make_handle(submission: Submission) -> AgentHandle:
+    """A fresh, unstarted handle for one seat; the referee starts and closes it."""
+    if submission.house_bot:
+        bot_class = house_bot_class(submission.agent.game, submission.house_bot)
+        return InProcessAgentHandle(factory=bot_class, display_name=submission.label)
+    backend = sandbox_backend()
+    try:
+        from sandbox import create_handle
+    except ImportError:  # TEMPORARY until the sandbox package lands on main
+        logger.warning("sandbox package missing: running %s in-process", submission.label)
+        return InProcessAgentHandle.from_source(submission.source, name=submission.label)
+    return create_handle(submission.source, name=submission.label, backend=backend)
+
+
+def _detect_backend() -> str:
+    try:
+        from sandbox import detect_backend
+    except ImportError:  # TEMPORARY until the sandbox package lands on main
+        return "process"
+    return str(detect_backend())
+
+
+def remove_orphaned_agents() -> int:
+    """Remove sandboxes a dead worker left behind; returns how many."""
+    try:
+        from sandbox import remove_orphans
+
+        return int(remove_orphans() or 0)
+    except Exception:  # no engine: nothing can be orphaned there; say so and go on
+        logger.info("no orphaned sandboxes removed (no Docker engine answered)", exc_info=True)
+        return 0

@@ -1,0 +1,8 @@
+"""Match pages."""
+
+from django.urls import path
+
+from arena.matches import views
+
+app_name = "matches"
+urlpatterns = [path("<int:match_id>/", views.detail, name="detail")]

@@ -1,0 +1,197 @@
+"""Settings, all read here from the environment (DESIGN.md §6, STYLE.md 6).
+
+``DJANGO_*`` variables are Django's own, ``ARENA_*`` are the platform's; units are in the names.
+The defaults are the embedded set-up of ``make run``: SQLite under ``var/`` and a broker that
+needs no server (kombu's filesystem transport) unless ``REDIS_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+ROOT_DIR = Path(__file__).resolve().parents[2]
+BASE_DIR = ROOT_DIR
+VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", ROOT_DIR / "var"))
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """A boolean variable: 1/true/yes/on are true."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    """A comma-separated variable."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """``sqlite:////abs/path.sqlite3`` or ``postgres://user:pass@host:port/name``."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": unquote(parsed.path) or str(VAR_DIR / "arena.sqlite3"),
+            # Workers and the web server write at once: wait for the lock instead of failing, and
+            # take it at BEGIN so two writers never deadlock upgrading a read lock.
+            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
+        }
+    if parsed.scheme in {"postgres", "postgresql"}:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "CONN_MAX_AGE": 60,
+        }
+    raise ValueError(f"ARENA_DATABASE_URL: unsupported scheme {parsed.scheme!r} (sqlite, postgres)")
+
+
+def _secret_key() -> str:
+    key = os.environ.get("DJANGO_SECRET_KEY")
+    if key:
+        return key
+    # The embedded set-up keeps a generated key under var/ so sessions survive a restart.
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "arena.accounts",
+    "arena.submissions",
+    "arena.matches",
+    "arena.ratings",
+    "arena.catalog",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+WSGI_APPLICATION = "arena.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "catalog:home"
+LOGOUT_REDIRECT_URL = "catalog:home"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [ROOT_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {
+    "default": database_from_url(
+        os.environ.get("ARENA_DATABASE_URL", f"sqlite:///{VAR_DIR / 'arena.sqlite3'}")
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [ROOT_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "static"))
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"
+
+# --- Celery (DESIGN.md §5, §6) -----------------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "")
+BROKER_DIR = VAR_DIR / "broker"
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {"arena.matches.tasks.match_run_task": {"queue": "matches"}}
+CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "10"))
+CELERY_BEAT_SCHEDULE = {
+    "matchmaking": {
+        "task": "arena.ratings.tasks.matchmaking_task",
+        "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
+    },
+}
+
+# --- The platform --------------------------------------------------------------------------------
+#: auto (docker when an engine answers, else process), docker, or process.
+ARENA_SANDBOX_BACKEND = os.environ.get("ARENA_SANDBOX_BACKEND", "auto")
+#: The process backend does not isolate: refused unless DEBUG is on or this is set explicitly.
+ARENA_ALLOW_PROCESS_SANDBOX = env_bool("ARENA_ALLOW_PROCESS_SANDBOX", DEBUG)
+ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
+ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
+ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))
+ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
+ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
+ARENA_HOUSE_USERNAME = "house"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "INFO")},
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024  # so a too-big JSON upload hears the size rule

@@ -1,0 +1,159 @@
+"""The static checks an upload passes before it is stored (DESIGN.md §2, step 1).
+
+Pure functions, no Django: each problem names the rule it breaks and, where there is one, the
+line, so the person who uploaded the file knows what to change.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from games.core import available_game_ids
+
+
+@dataclass(frozen=True)
+class UploadProblem:
+    """One reason an upload is refused."""
+
+    rule: str
+    message: str
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON form for the API."""
+        return {"rule": self.rule, "line": self.line, "message": self.message}
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{self.message}"
+
+
+@dataclass(frozen=True)
+class CheckedSource:
+    """The outcome of the checks: the text and its game when ``problems`` is empty."""
+
+    source: str
+    game: str | None
+    problems: tuple[UploadProblem, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was refused."""
+        return not self.problems
+
+
+def _refuse(rule: str, message: str, line: int | None = None, source: str = "") -> CheckedSource:
+    return CheckedSource(source=source, game=None, problems=(UploadProblem(rule, message, line),))
+
+
+def check_upload(data: bytes, *, max_bytes: int) -> CheckedSource:
+    """Check an uploaded ``agent.py``; stops at the first rule broken (later ones depend on it)."""
+    if not data.strip():
+        return _refuse("empty", "the file is empty: upload your agent.py with a class Agent")
+    if len(data) > max_bytes:
+        return _refuse(
+            "size",
+            f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes "
+            f"({max_bytes // 1024} KiB). Upload the agent's source, not data files.",
+        )
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        return _refuse(
+            "utf8", "the file is binary (it contains a NUL byte); upload Python source", line
+        )
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return _refuse(
+            "utf8",
+            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8",
+            line,
+        )
+    return check_source(source)
+
+
+def check_source(source: str) -> CheckedSource:
+    """The checks that need the text: it parses, defines Agent with a known GAME and on_turn."""
+    try:
+        tree = ast.parse(source, filename="agent.py")
+    except SyntaxError as exc:
+        return _refuse(
+            "syntax", f"Python cannot parse the file: {exc.msg}", exc.lineno, source=source
+        )
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    agent = classes.get("Agent")
+    if agent is None:
+        return _refuse(
+            "agent_class",
+            "no top-level `class Agent` found: the platform instantiates `Agent()` from your file",
+            source=source,
+        )
+    known = available_game_ids()
+    game, game_line = _declared_game(agent, classes, tree)
+    if game is None:
+        return _refuse(
+            "game",
+            'class Agent has no `GAME = "<game id>"` string; set it to one of: ' + ", ".join(known),
+            agent.lineno,
+            source=source,
+        )
+    if game not in known:
+        return _refuse(
+            "game",
+            f"GAME = {game!r} is not a game here; known games: {', '.join(known)}",
+            game_line,
+            source=source,
+        )
+    if not _defines(agent, classes, "on_turn"):
+        return _refuse(
+            "on_turn",
+            "class Agent defines no `on_turn(self, round_state)` method; the referee calls it "
+            "every turn and uses its return value as your action",
+            agent.lineno,
+            source=source,
+        )
+    return CheckedSource(source=source, game=game, problems=())
+
+
+def _class_chain(agent: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """Agent and the base classes defined in the same file, nearest first."""
+    chain, todo, seen = [], [agent], set()
+    while todo:
+        node = todo.pop(0)
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        chain.append(node)
+        todo.extend(
+            classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in classes
+        )
+    return chain
+
+
+def _declared_game(
+    agent: ast.ClassDef, classes: dict[str, ast.ClassDef], tree: ast.Module
+) -> tuple[str | None, int | None]:
+    for node in [*_class_chain(agent, classes), tree]:
+        for stmt in node.body:
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            if isinstance(stmt, ast.Assign):
+                targets, value = stmt.targets, stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                targets, value = [stmt.target], stmt.value
+            if any(isinstance(t, ast.Name) and t.id == "GAME" for t in targets):
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    return value.value, stmt.lineno
+                return None, stmt.lineno
+    return None, None
+
+
+def _defines(agent: ast.ClassDef, classes: dict[str, ast.ClassDef], method: str) -> bool:
+    return any(
+        isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == method
+        for node in _class_chain(agent, classes)
+        for stmt in node.body
+    )

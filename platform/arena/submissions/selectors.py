@@ -1,0 +1,76 @@
+"""Reads for agents and submissions, with the owner-only rules in one place."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from arena.errors import Forbidden, NotFound
+from arena.submissions.models import Agent, Submission
+
+
+def is_owner(user: object, submission: Submission) -> bool:
+    """True for the submission's owner (and staff)."""
+    user_id = getattr(user, "pk", None)
+    return bool(user_id) and (
+        submission.agent.owner_id == user_id or bool(getattr(user, "is_staff", False))
+    )
+
+
+def submission_get(*, submission_id: int) -> Submission:
+    """A submission or ``NotFound``."""
+    submission = Submission.objects.select_related("agent__owner").filter(pk=submission_id).first()
+    if submission is None:
+        raise NotFound(f"no submission {submission_id}")
+    return submission
+
+
+def submission_get_owned(*, submission_id: int, user: object) -> Submission:
+    """A submission the user owns, else ``Forbidden`` (its source and logs are private)."""
+    submission = submission_get(submission_id=submission_id)
+    if not is_owner(user, submission):
+        raise Forbidden("this submission belongs to someone else: its source and logs are private")
+    return submission
+
+
+def submissions_of(*, user: object) -> QuerySet[Submission]:
+    """The user's submissions, newest first."""
+    return Submission.objects.filter(agent__owner_id=getattr(user, "pk", None)).select_related(
+        "agent"
+    )
+
+
+def agent_get(*, agent_id: int) -> Agent:
+    """An agent or ``NotFound``."""
+    agent = Agent.objects.select_related("owner").filter(pk=agent_id).first()
+    if agent is None:
+        raise NotFound(f"no agent {agent_id}")
+    return agent
+
+
+def submission_as_dict(submission: Submission) -> dict[str, object]:
+    """The API's view of a submission."""
+    return {
+        "id": submission.pk,
+        "agent": submission.agent.name,
+        "agent_id": submission.agent_id,
+        "game": submission.agent.game,
+        "version": submission.version,
+        "status": submission.status,
+        "detail": submission.status_detail,
+        "active": submission.active,
+        "sha256": submission.sha256,
+        "errors": [],
+        "validation_match": submission_validation_match_id(submission),
+    }
+
+
+def submission_validation_match_id(submission: Submission) -> int | None:
+    """The id of the submission's self-play match."""
+    from arena.matches.models import Match
+
+    return (
+        Match.objects.filter(kind=Match.Kind.VALIDATION, participants__submission=submission)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )

@@ -1,0 +1,171 @@
+"""Pages: upload, my agents, a submission (owner only), an agent (public)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from arena.errors import Forbidden, NotFound, Refused
+from arena.matches.models import Match
+from arena.matches.selectors import match_log
+from arena.matches.services import training_create
+from arena.ratings.charts import rating_chart_svg
+from arena.ratings.elo import INITIAL_RATING
+from arena.ratings.selectors import rating_history
+from arena.submissions import selectors
+from arena.submissions.forms import TrainingForm, UploadForm
+from arena.submissions.models import Submission
+from arena.submissions.services import (
+    submission_activate,
+    submission_create,
+    submission_deactivate,
+)
+from games.core import get_game_spec
+
+
+def _owned(request: HttpRequest, submission_id: int) -> Submission:
+    try:
+        return selectors.submission_get_owned(submission_id=submission_id, user=request.user)
+    except NotFound:
+        raise Http404("no such submission") from None
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    """The upload form; on success, the submission page (pending until validated)."""
+    form = UploadForm(request.POST or None, request.FILES or None)
+    problems: list[dict[str, object]] = []
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        upload_file = form.cleaned_data["file"]
+        try:
+            submission = submission_create(
+                owner=request.user,
+                data=upload_file.read(4 * 1024 * 1024 + 1),
+                name=form.cleaned_data["name"],
+                filename=upload_file.name,
+            )
+        except Refused as exc:
+            error, problems = exc.message, exc.details
+        else:
+            return redirect("submissions:detail", submission_id=submission.pk)
+    return render(
+        request, "submissions/upload.html", {"form": form, "error": error, "problems": problems}
+    )
+
+
+@login_required
+def mine(request: HttpRequest) -> HttpResponse:
+    """The user's agents and submissions."""
+    return render(
+        request,
+        "submissions/mine.html",
+        {"submissions": selectors.submissions_of(user=request.user)},
+    )
+
+
+@login_required
+def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """Status (polled while pending), source, validation log, ladder and training controls."""
+    submission = _owned(request, submission_id)
+    validation_id = selectors.submission_validation_match_id(submission)
+    validation = Match.objects.filter(pk=validation_id).first() if validation_id else None
+    log = match_log(validation, request.user) if validation else []
+    spec = get_game_spec(submission.agent.game)
+    opponents = [(f"house:{b}", f"house bot: {b}") for b in sorted(spec.bots)] + [
+        (str(s.pk), f"my {s.label}")
+        for s in Submission.objects.filter(
+            agent__owner=request.user,
+            agent__game=submission.agent.game,
+            status=Submission.Status.ACCEPTED,
+        ).select_related("agent")
+    ]
+    context = {
+        "submission": submission,
+        "validation": validation,
+        "log": log,
+        "training_form": TrainingForm(opponents=opponents),
+        "trainings": Match.objects.filter(
+            kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
+        ).order_by("-id")[:10],
+    }
+    template = (
+        "submissions/_status.html"
+        if request.headers.get("HX-Request")
+        else "submissions/detail.html"
+    )
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def ladder(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """Activate or deactivate (form field ``action``)."""
+    submission = _owned(request, submission_id)
+    try:
+        if request.POST.get("action") == "deactivate":
+            submission_deactivate(submission=submission, user=request.user)
+            messages.success(request, f"{submission.label} left the ladder.")
+        else:
+            submission_activate(submission=submission, user=request.user)
+            messages.success(
+                request,
+                f"{submission.label} is on the {submission.agent.game} ladder: ranked "
+                "matches start within a minute.",
+            )
+    except Refused as exc:
+        messages.error(request, exc.message)
+    return redirect("submissions:detail", submission_id=submission.pk)
+
+
+@login_required
+@require_POST
+def train(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """Start a training match and show it."""
+    submission = _owned(request, submission_id)
+    try:
+        match = training_create(
+            user=request.user,
+            submission_id=submission.pk,
+            opponent=request.POST.get("opponent", ""),
+            timed=bool(request.POST.get("timed")),
+        )
+    except Refused as exc:
+        messages.error(request, exc.message)
+        return redirect("submissions:detail", submission_id=submission.pk)
+    return redirect("matches:detail", match_id=match.pk)
+
+
+def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
+    """An agent's versions, Elo history chart and ranked matches (public; source owner-only)."""
+    try:
+        the_agent = selectors.agent_get(agent_id=agent_id)
+    except NotFound:
+        raise Http404("no such agent") from None
+    history = rating_history(agent=the_agent)
+    points = [history[0]["before"]] + [h["after"] for h in history] if history else []
+    matches = (
+        Match.objects.filter(kind=Match.Kind.RANKED, participants__submission__agent=the_agent)
+        .prefetch_related("participants__submission__agent__owner")
+        .distinct()
+        .order_by("-id")[:30]
+    )
+    return render(
+        request,
+        "submissions/agent.html",
+        {
+            "agent": the_agent,
+            "submissions": the_agent.submissions.all(),
+            "is_owner": request.user.is_authenticated
+            and (the_agent.owner_id == request.user.pk or request.user.is_staff),
+            "chart": rating_chart_svg(points),
+            "current": points[-1] if points else INITIAL_RATING,
+            "matches": matches,
+        },
+    )
