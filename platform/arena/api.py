@@ -11,7 +11,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth import authenticate
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -198,8 +198,8 @@ def match_log(request: HttpRequest, match_id: int) -> HttpResponse:
     """GET /api/matches/{id}/log: JSON lines; prints only for the caller's own seats."""
     user = request.api_user  # type: ignore[attr-defined]
     match = match_selectors.match_get_visible(match_id=match_id, user=user)
-    lines = (json.dumps(e) + "\n" for e in match_selectors.match_log(match, user))
-    return StreamingHttpResponse(lines, content_type="application/x-ndjson")
+    lines = "".join(json.dumps(e) + "\n" for e in match_selectors.match_log(match, user))
+    return HttpResponse(lines, content_type="application/x-ndjson")
 
 
 @api_view(["GET"], auth=False)

@@ -14,6 +14,23 @@ app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+
+def _ensure_broker_dirs() -> None:
+    # kombu's filesystem transport expects its folders to exist.
+    from django.conf import settings
+
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {})
+    for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+        if key in options:
+            os.makedirs(options[key], exist_ok=True)
+
+
+if os.environ.get("DJANGO_SETTINGS_MODULE"):
+    try:
+        _ensure_broker_dirs()
+    except Exception:  # settings not importable yet: the worker's start will say why
+        logging.getLogger(__name__).debug("broker folders not prepared", exc_info=True)
+
 logger = logging.getLogger(__name__)
 
 

@@ -1,0 +1,65 @@
+"""Fixtures for the platform's tests: eager Celery (the e2e tests use a real worker), users,
+sources, and a helper that runs on-commit callbacks the way a real commit would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from games.core import get_game_spec
+
+
+@pytest.fixture(autouse=True)
+def eager_celery(settings: Any, tmp_path: Any) -> Iterator[None]:
+    """Run tasks in-process; allow the process sandbox (tests run without DEBUG)."""
+    from arena.celery_app import app
+    from arena.matches import sandboxing
+
+    settings.ARENA_ALLOW_PROCESS_SANDBOX = True
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast tests
+    sandboxing.sandbox_backend.cache_clear()
+    # With the CELERY_ namespace, the keys are the prefixed upper-case ones.
+    app.conf.update(CELERY_TASK_ALWAYS_EAGER=True, CELERY_TASK_EAGER_PROPAGATES=True)
+    yield
+    app.conf.update(CELERY_TASK_ALWAYS_EAGER=False)
+    sandboxing.sandbox_backend.cache_clear()
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., Any]:
+    """A user factory: ``make_user("alice")`` (password ``pw-<name>-123``)."""
+    from arena.accounts.models import User
+
+    def make(username: str = "alice") -> Any:
+        return User.objects.create_user(username=username, password=f"pw-{username}-123")
+
+    return make
+
+
+@pytest.fixture
+def starter_source() -> str:
+    """simple-card's starter agent (prints every turn)."""
+    return get_game_spec("simple-card").starter_source()
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks: Any) -> Callable[[Callable[[], Any]], Any]:
+    """Run ``fn`` and then its on-commit callbacks (enqueued tasks), as a real commit would."""
+
+    def run(fn: Callable[[], Any]) -> Any:
+        with django_capture_on_commit_callbacks(execute=True):
+            return fn()
+
+    return run
+
+
+BAD_AGENT_SOURCE = """
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, round_state):
+        print("about to fail")
+        raise RuntimeError("my bug on purpose")
+"""

@@ -1,0 +1,163 @@
+"""The JSON API: token auth, the journey, refusals as 4xx JSON, owner-only data."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.arena.conftest import BAD_AGENT_SOURCE
+
+pytestmark = pytest.mark.django_db
+
+
+def token_client(make_user: Any, name: str = "alice") -> Client:
+    make_user(name)
+    response = Client().post(
+        "/api/token",
+        {"username": name, "password": f"pw-{name}-123"},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    return Client(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+
+
+def post_json(client: Client, url: str, body: dict[str, Any]) -> Any:
+    return client.post(url, json.dumps(body), content_type="application/json")
+
+
+def test_wrong_password_and_missing_token_are_refused_with_a_reason(make_user: Any) -> None:
+    make_user("alice")
+    bad = Client().post(
+        "/api/token", {"username": "alice", "password": "nope"}, content_type="application/json"
+    )
+    assert bad.status_code == 401 and "wrong username or password" in bad.json()["error"]
+    anonymous = Client().post("/api/submissions", {})
+    assert anonymous.status_code == 401 and "Token" in anonymous.json()["error"]
+    forged = Client(HTTP_AUTHORIZATION="Token forged").get("/api/submissions/1")
+    assert forged.status_code == 401
+
+
+def test_the_journey_through_the_api(make_user: Any, committed: Any, starter_source: str) -> None:
+    api = token_client(make_user)
+    assert "simple-card" in [g["id"] for g in api.get("/api/games").json()]
+    created = committed(
+        lambda: post_json(api, "/api/submissions", {"source": starter_source, "name": "mybot"})
+    )
+    assert created.status_code == 201
+    body = created.json()
+    assert (body["agent"], body["version"], body["errors"]) == ("mybot", 1, [])
+    sid = body["id"]
+    assert api.get(f"/api/submissions/{sid}").json()["status"] == "accepted"
+    training = committed(
+        lambda: post_json(
+            api, "/api/training", {"submission": sid, "opponent": "house:random", "timed": False}
+        )
+    )
+    assert training.status_code == 201
+    match = api.get(f"/api/matches/{training.json()['match']}").json()
+    assert match["status"] == "finished" and match["participants"][0]["agent"] == "mybot v1"
+    log = [
+        json.loads(line) for line in api.get(f"/api/matches/{match['id']}/log").content.splitlines()
+    ]
+    assert any(e.get("stdout") and "-> playing" in e["stdout"] for e in log if e["seat"] == 0)
+    assert api.post(f"/api/submissions/{sid}/activate").json()["active"] is True
+    board = api.get("/api/leaderboard/simple-card").json()
+    assert [row["agent"] for row in board] == ["mybot v1"]
+    assert set(board[0]) >= {
+        "rank",
+        "agent",
+        "owner",
+        "rating",
+        "games",
+        "wins",
+        "losses",
+        "draws",
+        "provisional",
+    }
+    assert api.post(f"/api/submissions/{sid}/deactivate").json()["active"] is False
+
+
+def test_multipart_upload_with_a_bad_file_says_which_line(make_user: Any) -> None:
+    api = token_client(make_user)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    bad = SimpleUploadedFile(
+        "agent.py", b'class Agent:\n    GAME = "simple-card"\n    def on_turn(self, s)\n'
+    )
+    response = api.post("/api/submissions", {"file": bad})
+    assert response.status_code == 400
+    detail = response.json()["details"][0]
+    assert (detail["rule"], detail["line"]) == ("syntax", 3)
+    assert "line 3" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("data", "rule"),
+    [
+        (b"", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "utf8"),
+        (b"#" * (10 * 1024 * 1024), "size"),
+        (b"def broken(:\n", "syntax"),
+        (b"x = 1\n", "agent_class"),
+        (b'class Agent:\n    GAME = "go"\n    def on_turn(self, s):\n        return {}\n', "game"),
+        (b'class Agent:\n    GAME = "simple-card"\n', "on_turn"),
+    ],
+    ids=["empty", "binary", "10MB", "syntax", "no-agent", "unknown-game", "no-on_turn"],
+)
+def test_each_bad_upload_is_refused_by_its_rule(make_user: Any, data: bytes, rule: str) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    api = token_client(make_user)
+    response = api.post("/api/submissions", {"file": SimpleUploadedFile("agent.py", data)})
+    assert response.status_code == 400
+    assert response.json()["details"][0]["rule"] == rule
+
+
+def test_another_users_source_logs_prints_and_training_are_refused(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
+    sid = committed(
+        lambda: post_json(alice, "/api/submissions", {"source": starter_source})
+    ).json()["id"]
+    match_id = committed(
+        lambda: post_json(alice, "/api/training", {"submission": sid, "opponent": "house:lowest"})
+    ).json()["match"]
+    assert bob.get(f"/api/submissions/{sid}").status_code == 403
+    assert bob.get(f"/api/matches/{match_id}").status_code == 403
+    assert bob.get(f"/api/matches/{match_id}/log").status_code == 403
+    refused = post_json(bob, "/api/training", {"submission": sid, "opponent": "house:lowest"})
+    assert refused.status_code == 403 and "your own" in refused.json()["error"]
+    assert bob.post(f"/api/submissions/{sid}/activate").status_code == 403
+
+
+def test_ranked_logs_are_public_but_prints_and_errors_only_for_the_owner(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.matches.services import match_create, match_run
+    from arena.submissions.models import Submission
+    from arena.submissions.services import house_submission_ensure
+
+    alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
+    sid = committed(
+        lambda: post_json(alice, "/api/submissions", {"source": BAD_AGENT_SOURCE})
+    ).json()["id"]
+    Submission.objects.filter(pk=sid).update(status="accepted")
+    house = house_submission_ensure(game="simple-card", bot="random")
+    match = match_create(kind="ranked", submissions=[Submission.objects.get(pk=sid), house])
+    match_run(match_id=match.pk)
+    own = [json.loads(x) for x in alice.get(f"/api/matches/{match.pk}/log").content.splitlines()]
+    other = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
+    assert any(e.get("illegal") and "my bug on purpose" in e["illegal"] for e in own)
+    assert not any(e.get("illegal") or e.get("error") for e in other if e["seat"] == 0)
+    assert not any(e.get("stdout") for e in own)  # ranked matches keep no prints at all
+
+
+def test_refusals_are_json(make_user: Any) -> None:
+    api = token_client(make_user)
+    assert api.get("/api/leaderboard/no-such-game").status_code == 404
+    assert "error" in post_json(api, "/api/training", {}).json()
+    assert api.get("/api/openapi.json").json()["openapi"].startswith("3.")

@@ -1,0 +1,72 @@
+"""Upload checks: each bad input is refused with the rule and, where there is one, the line."""
+
+from __future__ import annotations
+
+import pytest
+from arena.submissions.checks import check_upload
+
+LIMIT = 256 * 1024
+GOOD = 'class Agent:\n    GAME = "simple-card"\n\n    def on_turn(self, s):\n        return {}\n'
+
+
+def problem(data: bytes) -> tuple[str, int | None, str]:
+    checked = check_upload(data, max_bytes=LIMIT)
+    assert not checked.ok
+    p = checked.problems[0]
+    return p.rule, p.line, p.message
+
+
+def test_a_good_agent_passes_and_names_its_game() -> None:
+    checked = check_upload(GOOD.encode(), max_bytes=LIMIT)
+    assert checked.ok and checked.game == "simple-card"
+
+
+@pytest.mark.parametrize("data", [b"", b"   \n\n"])
+def test_empty(data: bytes) -> None:
+    assert problem(data)[0] == "empty"
+
+
+def test_ten_megabytes_names_the_limit() -> None:
+    rule, _, message = problem(b"#" * (10 * 1024 * 1024))
+    assert rule == "size" and "262,144" in message
+
+
+def test_binary_names_the_line_of_the_nul_byte() -> None:
+    assert problem(b"x = 1\ny = 2\n\x00\x01\x02")[:2] == ("utf8", 3)
+
+
+def test_latin1_is_not_utf8_and_the_line_is_given() -> None:
+    rule, line, message = problem(b"# ok\n# caf\xe9\n")
+    assert (rule, line) == ("utf8", 2) and "0xe9" in message
+
+
+def test_syntax_error_names_the_line() -> None:
+    rule, line, _ = problem(GOOD.replace("return {}", "return {").encode())
+    assert rule == "syntax" and line == 5
+
+
+def test_no_agent_class() -> None:
+    assert problem(b"class Bot:\n    GAME = 'simple-card'\n")[0] == "agent_class"
+
+
+def test_unknown_game_names_the_line_and_the_known_games() -> None:
+    rule, line, message = problem(GOOD.replace("simple-card", "tic-tac-toe").encode())
+    assert (rule, line) == ("game", 2) and "simple-card" in message
+
+
+def test_missing_game() -> None:
+    rule, line, _ = problem(b"class Agent:\n    def on_turn(self, s):\n        return {}\n")
+    assert (rule, line) == ("game", 1)
+
+
+def test_no_on_turn() -> None:
+    rule, line, _ = problem(b'x = 1\nclass Agent:\n    GAME = "simple-card"\n')
+    assert (rule, line) == ("on_turn", 2)
+
+
+def test_on_turn_inherited_from_a_base_in_the_file_counts() -> None:
+    source = (
+        b"class Base:\n    def on_turn(self, s):\n        return {}\n\n"
+        b'class Agent(Base):\n    GAME = "simple-card"\n'
+    )
+    assert check_upload(source, max_bytes=LIMIT).ok

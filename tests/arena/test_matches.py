@@ -1,0 +1,191 @@
+"""The match task: validation, training, ranked; exactly-once Elo; platform errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from arena.catalog.services import demo_data_load
+from arena.matches.models import Match
+from arena.matches.services import match_create, match_record_result, match_run, training_create
+from arena.matches.tasks import match_run_task
+from arena.ratings.models import Rating, RatingChange
+from arena.ratings.services import matchmaking_run
+from arena.submissions.models import Submission
+from arena.submissions.services import (
+    house_submission_ensure,
+    submission_activate,
+    submission_create,
+)
+
+from games.core import MatchRecord, PlatformError
+from tests.arena.conftest import BAD_AGENT_SOURCE
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+
+def upload(committed: Any, user: Any, source: str, name: str = "bot") -> Submission:
+    submission = committed(lambda: submission_create(owner=user, source=source, name=name))
+    submission.refresh_from_db()
+    return submission
+
+
+def test_a_working_agent_is_accepted_by_self_play(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    submission = upload(committed, make_user(), starter_source)
+    assert submission.status == "accepted"
+    validation = Match.objects.get(kind="validation")
+    assert validation.status == "finished"
+    assert validation.events.filter(data__method="on_turn").exists()
+
+
+def test_a_broken_agent_is_rejected_with_its_traceback(make_user: Any, committed: Any) -> None:
+    submission = upload(committed, make_user(), BAD_AGENT_SOURCE)
+    assert submission.status == "rejected"
+    assert "illegal" in submission.status_detail and "my bug on purpose" in submission.status_detail
+
+
+def test_versions_count_up_per_agent_name(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    user = make_user()
+    first = upload(committed, user, starter_source)
+    second = upload(committed, user, starter_source)
+    other = upload(committed, user, starter_source, name="other")
+    assert (first.version, second.version, other.version) == (1, 2, 1)
+    assert first.agent_id == second.agent_id != other.agent_id
+
+
+def test_training_keeps_prints_and_stays_unrated(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    user = make_user()
+    submission = upload(committed, user, starter_source)
+    match = committed(
+        lambda: training_create(user=user, submission_id=submission.pk, opponent="house:random")
+    )
+    match.refresh_from_db()
+    assert match.status == "finished" and not match.rated
+    prints = [e.data["stdout"] for e in match.events.filter(seat=0) if e.data.get("stdout")]
+    assert any("-> playing" in p for p in prints)
+    assert not RatingChange.objects.exists()
+
+
+def test_training_is_limited_per_hour(
+    make_user: Any, committed: Any, starter_source: str, settings: Any
+) -> None:
+    from arena.errors import RateLimited
+
+    settings.ARENA_TRAINING_PER_HOUR = 2
+    user = make_user()
+    submission = upload(committed, user, starter_source)
+    for _ in range(2):
+        committed(
+            lambda: training_create(user=user, submission_id=submission.pk, opponent="house:lowest")
+        )
+    with pytest.raises(RateLimited, match="2 an hour"):
+        training_create(user=user, submission_id=submission.pk, opponent="house:lowest")
+
+
+def _ranked_match(committed: Any, user: Any, source: str) -> tuple[Match, Submission, Submission]:
+    mine = upload(committed, user, source)
+    submission_activate(submission=mine, user=user)
+    house = house_submission_ensure(game="simple-card", bot="highest", active=True)
+    match = match_create(kind="ranked", submissions=[mine, house])  # not committed: not enqueued
+    return match, mine, house
+
+
+def test_a_task_delivered_twice_applies_elo_once(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    match, mine, house = _ranked_match(committed, make_user(), starter_source)
+    match_run_task.apply(args=[match.pk])
+    match_run_task.apply(args=[match.pk])  # the broker redelivers (acks_late)
+    match.refresh_from_db()
+    assert match.status == "finished" and match.rated and match.attempts == 1
+    assert RatingChange.objects.filter(match=match).count() == 2
+    assert Rating.objects.get(submission=mine).games == 1
+    assert Rating.objects.get(submission=house).games == 1
+
+
+def test_a_worker_that_died_mid_match_is_replayed_and_rated_once(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    match, mine, _ = _ranked_match(committed, make_user(), starter_source)
+    Match.objects.filter(pk=match.pk).update(status="running", attempts=1)  # the first worker died
+    assert match_run(match_id=match.pk) == "done"
+    match.refresh_from_db()
+    assert match.status == "finished" and match.attempts == 2
+    assert Rating.objects.get(submission=mine).games == 1
+
+
+def test_recording_the_same_result_twice_rates_once(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    match, mine, _ = _ranked_match(committed, make_user(), starter_source)
+    match_run(match_id=match.pk)
+    record = MatchRecord(
+        game="simple-card", game_version=1, config={}, seed=0, timed=True, seats=[]
+    )
+    match_record_result(match_id=match.pk, record=record)  # a late duplicate
+    assert Rating.objects.get(submission=mine).games == 1
+
+
+def test_a_platform_error_is_retried_then_recorded_unrated(
+    make_user: Any, committed: Any, starter_source: str, monkeypatch: Any, settings: Any
+) -> None:
+    match, mine, _ = _ranked_match(committed, make_user(), starter_source)
+
+    def broken(submission: Any) -> Any:
+        raise PlatformError("the sandbox backend is down")
+
+    monkeypatch.setattr("arena.matches.sandboxing.make_handle", broken)
+    for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS):
+        match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == "error" and not match.rated
+    assert match.attempts == settings.ARENA_MATCH_MAX_ATTEMPTS
+    assert "sandbox backend is down" in match.error
+    assert Rating.objects.get(submission=mine).games == 0
+
+
+def test_a_forfeit_counts_as_a_loss(make_user: Any, committed: Any, starter_source: str) -> None:
+    user = make_user()
+    match, mine, house = _ranked_match(committed, user, starter_source)
+    # A later version that crashes mid-game (it passed validation before the bug was "fixed").
+    Submission.objects.filter(pk=mine.pk).update(source=BAD_AGENT_SOURCE)
+    match_run(match_id=match.pk)
+    seat = match.participants.get(submission=mine)
+    assert (seat.outcome, seat.reason) == ("loss", "illegal")
+    assert (
+        Rating.objects.get(submission=mine).rating
+        < 1200
+        < Rating.objects.get(submission=house).rating
+    )
+
+
+def test_matchmaking_pairs_against_house_bots_never_same_owner(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    demo_data_load()
+    user = make_user()
+    mine = upload(committed, user, starter_source)
+    assert matchmaking_run() == []  # house bots never play each other
+    submission_activate(submission=mine, user=user)
+    created = matchmaking_run()
+    assert len(created) == 1
+    owners = {p.submission.agent.owner.username for p in created[0].participants.all()}
+    assert owners == {"alice", "house"}
+    assert matchmaking_run() == []  # one ranked match in flight per agent
+
+
+def test_at_most_three_active_per_game(make_user: Any, committed: Any, starter_source: str) -> None:
+    from arena.errors import Refused
+
+    user = make_user()
+    subs = [upload(committed, user, starter_source, name=f"bot{i}") for i in range(4)]
+    for s in subs[:3]:
+        submission_activate(submission=s, user=user)
+    with pytest.raises(Refused, match="limit is 3"):
+        submission_activate(submission=subs[3], user=user)
