@@ -1,0 +1,191 @@
+"""Real parts for tests: redis-server and PostgreSQL from the Debian binaries, on free loopback
+ports in temporary directories, started and stopped by the tests themselves (DESIGN.md §8)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (loopback)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout_s: float = 20.0) -> bool:
+    """True once something accepts connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def redis_available() -> bool:
+    """redis-server is installed."""
+    return shutil.which("redis-server") is not None
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A throw-away Redis; yields its URL."""
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="arena-redis-")
+    proc = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            workdir,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not wait_for_port(port):
+            raise RuntimeError("redis-server did not start")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
+    return Path(found[-1]).parent if found else None
+
+
+def postgres_available() -> bool:
+    """Debian's PostgreSQL server binaries are installed."""
+    return _pg_bin() is not None
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A throw-away PostgreSQL cluster with database ``arena``; yields its URL.
+
+    PostgreSQL refuses to run as root, so as root it runs as the ``postgres`` user.
+    """
+    bindir = _pg_bin()
+    assert bindir is not None
+    port = free_port()
+    workdir = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    datadir = workdir / "data"
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(workdir, "postgres", "postgres")
+    subprocess.run(
+        [
+            *as_user,
+            str(bindir / "initdb"),
+            "-D",
+            str(datadir),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    proc = subprocess.Popen(
+        [
+            *as_user,
+            str(bindir / "postgres"),
+            "-D",
+            str(datadir),
+            "-p",
+            str(port),
+            "-k",
+            str(workdir),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "fsync=off",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not wait_for_port(port):
+            raise RuntimeError("postgres did not start")
+        for _ in range(50):
+            created = subprocess.run(
+                [
+                    str(bindir / "createdb"),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "-U",
+                    "postgres",
+                    "arena",
+                ],
+                capture_output=True,
+            )
+            if created.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"createdb failed: {created.stderr.decode()}")
+        yield f"postgres://postgres@127.0.0.1:{port}/arena"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, str]:
+    """The environment a platform process (manage.py, worker, web) runs with in tests."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_", "REDIS_"))}
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        DJANGO_SETTINGS_MODULE="arena.settings",
+        DJANGO_SECRET_KEY="e2e-tests-only-" + "x" * 40,
+        ARENA_VAR_DIR=str(var_dir),
+        ARENA_DATABASE_URL=database_url,
+        **extra,
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str, timeout_s: float = 120) -> str:
+    """Run ``manage.py`` with ``env``; raise with its output when it fails."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
