@@ -135,9 +135,16 @@ class ActionParser:
         return None
 
     def get_random_action(self, valid_actions: list[Action]) -> Action:
-        """A random available action (templates are instantiated at their minimum)."""
+        """A random concrete action: templates with ``min``/``max`` get a random ``amount``,
+        templates with ``max_length`` a short ``text``. Games whose templates need more override
+        this (the conformance check plays with it)."""
         choice = dict(self._rng.choice(valid_actions))
         if "min" in choice and "max" in choice:
             low, high = choice.pop("min"), choice.pop("max")
             choice["amount"] = self._rng.randint(int(low), int(high))
+        if "max_length" in choice:
+            limit = int(choice.pop("max_length"))
+            words = ["deal", "trust", "me", "split", "steal", "maybe", "ok", "no"]
+            text = " ".join(self._rng.choice(words) for _ in range(self._rng.randint(0, 6)))
+            choice["text"] = text[:limit]
         return choice
