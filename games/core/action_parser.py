@@ -51,7 +51,7 @@ class ActionParser:
             raw_output = found
         if not isinstance(raw_output, Mapping):
             raise ActionParseError(
-                f"on_turn must return a dict like {{\"type\": ...}}, got {type(raw_output).__name__}"
+                f'on_turn must return a dict like {{"type": ...}}, got {type(raw_output).__name__}'
             )
         action = self.normalize(raw_output)
         template = self.find_closest_action(action, valid_actions)
@@ -95,7 +95,7 @@ class ActionParser:
                 f"{action['action_type']!r} must be exactly {json.dumps(expected)} now"
             )
         raise ActionParseError(
-            f"{json.dumps({k: v for k, v in action.items()}, default=str)[:200]} is not one of "
+            f"{json.dumps(action, default=str)[:200]} is not one of "
             f"the {len(same_type)} legal {action['action_type']!r} actions"
         )
 

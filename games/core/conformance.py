@@ -32,7 +32,14 @@ from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import StateAdapter, agent_action
 
 COMMON_ROUND_STATE_FIELDS = (
-    "phase", "round", "turn", "pot", "your_score", "opponent_score", "history", "messages",
+    "phase",
+    "round",
+    "turn",
+    "pot",
+    "your_score",
+    "opponent_score",
+    "history",
+    "messages",
 )
 _UNLISTED: Action = {"action_type": "__not_an_action__"}
 
@@ -202,7 +209,9 @@ def _check_hidden_choice(
         views.append(
             json.dumps(
                 adapter.to_round_state(
-                    trial.get_public_state(), trial.get_private_state(nxt), nxt,
+                    trial.get_public_state(),
+                    trial.get_private_state(nxt),
+                    nxt,
                     trial.get_available_actions(),
                 ),
                 sort_keys=True,
