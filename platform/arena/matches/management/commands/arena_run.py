@@ -19,7 +19,6 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from arena.catalog.services import demo_data_load
 from arena.matches.sandboxing import PROCESS_WARNING, _detect_backend
 
 
@@ -38,10 +37,7 @@ class Command(BaseCommand):
         root = Path(settings.ROOT_DIR)
         Path(settings.BROKER_DIR, "queue").mkdir(parents=True, exist_ok=True)
         Path(settings.BROKER_DIR, "processed").mkdir(parents=True, exist_ok=True)
-        call_command("migrate", interactive=False, verbosity=0)
-        added = demo_data_load()
-        if added:
-            self.stdout.write(f"demo data: {added} house bots put on the ladders")
+        call_command("arena_setup")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
             [str(root / "platform"), str(root), env.get("PYTHONPATH", "")]

@@ -1,0 +1,171 @@
+"""``arena submit AGENT.py --server URL``: upload an agent through the JSON API.
+
+Standard library only (urllib), no Django: participants run it from their own machines and CI.
+Authenticates with ``--token`` (or ``ARENA_TOKEN``), or ``--username``/``--password`` which it
+exchanges for a token. Waits for the self-play validation unless ``--no-wait``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+
+class ApiError(Exception):
+    """The server refused a request; ``str()`` is its reason."""
+
+    def __init__(self, status: int, message: str, details: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.details = details or []
+
+
+def api_request(
+    server: str,
+    method: str,
+    path: str,
+    *,
+    token: str | None = None,
+    body: Any = None,
+    data: bytes | None = None,
+    content_type: str | None = None,
+    timeout_s: float = 30.0,
+) -> Any:
+    """One API call; returns the decoded JSON (or the text for JSON lines)."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    if body is not None:
+        data = json.dumps(body).encode()
+        content_type = "application/json"
+    if content_type:
+        headers["Content-Type"] = content_type
+    if not server.startswith(("http://", "https://")):
+        raise ApiError(0, f"--server must be an http:// or https:// URL, not {server!r}")
+    request = urllib.request.Request(  # noqa: S310 - the scheme is checked just above
+        server.rstrip("/") + path, data=data, method=method, headers=headers
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            raw = response.read().decode("utf-8")
+            kind = response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", errors="replace")
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            raise ApiError(exc.code, f"HTTP {exc.code}: {text[:200]}") from None
+        raise ApiError(exc.code, payload.get("error", text), payload.get("details")) from None
+    if "ndjson" in kind:
+        return [json.loads(line) for line in raw.splitlines() if line.strip()]
+    return json.loads(raw)
+
+
+def get_token(server: str, username: str, password: str) -> str:
+    """Exchange a username and password for the API token."""
+    reply = api_request(
+        server, "POST", "/api/token", body={"username": username, "password": password}
+    )
+    return str(reply["token"])
+
+
+def upload(server: str, token: str, path: Path, name: str | None = None) -> dict[str, Any]:
+    """POST the file as multipart ``file`` (+ ``name``); returns the submission."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    if name:
+        field = f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n'
+        parts.append(f"{field}{name}\r\n".encode())
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
+        "Content-Type: text/x-python\r\n\r\n".encode()
+        + path.read_bytes()
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    result: dict[str, Any] = api_request(
+        server,
+        "POST",
+        "/api/submissions",
+        token=token,
+        data=b"".join(parts),
+        content_type=f"multipart/form-data; boundary={boundary}",
+    )
+    return result
+
+
+def wait_for_status(
+    server: str, token: str, submission_id: int, timeout_s: float = 120.0
+) -> dict[str, Any]:
+    """Poll the submission until it is no longer pending (or the time runs out)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        submission: dict[str, Any] = api_request(
+            server, "GET", f"/api/submissions/{submission_id}", token=token
+        )
+        if submission["status"] != "pending" or time.monotonic() > deadline:
+            return submission
+        time.sleep(1.0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The subcommand."""
+    path = Path(args.agent)
+    if not path.is_file():
+        print(f"arena submit: {path} is not a file", file=sys.stderr)
+        return 2
+    try:
+        token = args.token or os.environ.get("ARENA_TOKEN")
+        if not token:
+            if not (args.username and args.password):
+                print(
+                    "arena submit: give --token (or ARENA_TOKEN), or --username and --password",
+                    file=sys.stderr,
+                )
+                return 2
+            token = get_token(args.server, args.username, args.password)
+        submission = upload(args.server, token, path, args.name)
+        print(
+            f"uploaded {submission['agent']} v{submission['version']} ({submission['game']}) "
+            f"as submission {submission['id']}: {submission['status']}"
+        )
+        if args.no_wait:
+            return 0
+        submission = wait_for_status(args.server, token, submission["id"], args.timeout)
+    except ApiError as exc:
+        print(f"arena submit: refused ({exc.status}): {exc}", file=sys.stderr)
+        for detail in exc.details:
+            line = f"line {detail['line']}: " if detail.get("line") else ""
+            print(f"  {line}{detail.get('message')} [rule: {detail.get('rule')}]", file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as exc:
+        print(f"arena submit: cannot reach {args.server}: {exc}", file=sys.stderr)
+        return 1
+    print(f"status: {submission['status']}")
+    if submission.get("detail"):
+        print(submission["detail"])
+    return 0 if submission["status"] == "accepted" else 1
+
+
+def register(subparsers: Any) -> None:
+    """Add ``arena submit``."""
+    parser = subparsers.add_parser(
+        "submit", help="upload an agent to a server", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("agent", help="the agent's .py file")
+    parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN)")
+    parser.add_argument("--username")
+    parser.add_argument("--password")
+    parser.add_argument("--name", help="agent name (default: the file's name)")
+    parser.add_argument("--no-wait", action="store_true", help="do not wait for validation")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait")
+    parser.set_defaults(func=run)

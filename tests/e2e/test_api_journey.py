@@ -1,0 +1,95 @@
+"""The mission's journey through the API alone, with a real worker, Redis and PostgreSQL:
+sign up, upload split-or-steal's starter, see it accepted, train against a house bot and read
+its prints, activate it, and see ranked matches played and its Elo on the leaderboard."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from arena_cli.submit_cmd import ApiError, api_request, get_token, upload, wait_for_status
+from games.core import available_game_ids, get_game_spec
+from tests.e2e.conftest import Stack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres]
+
+GAME = "split-or-steal" if "split-or-steal" in available_game_ids() else "simple-card"
+
+
+def wait_until(check, timeout_s: float = 120.0, every_s: float = 0.5):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every_s)
+    raise AssertionError(f"gave up after {timeout_s} s")
+
+
+def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
+    stack.manage(
+        "shell",
+        "-c",
+        "from arena.accounts.models import User; "
+        "User.objects.create_user('dana', password='dana-pass-123')",
+    )
+    token = get_token(stack.url, "dana", "dana-pass-123")
+    agent = tmp_path / "starter.py"
+    agent.write_text(get_game_spec(GAME).starter_source())
+    submission = upload(stack.url, token, agent, name="starter")
+    assert submission["status"] == "pending" and submission["game"] == GAME
+    submission = wait_for_status(stack.url, token, submission["id"], timeout_s=120)
+    assert submission["status"] == "accepted", submission["detail"]
+
+    bot = sorted(get_game_spec(GAME).bots)[0]
+    started = api_request(
+        stack.url,
+        "POST",
+        "/api/training",
+        token=token,
+        body={"submission": submission["id"], "opponent": f"house:{bot}"},
+    )
+    match_id = started["match"]
+    match = wait_until(
+        lambda: (m := api_request(stack.url, "GET", f"/api/matches/{match_id}", token=token))[
+            "status"
+        ]
+        in ("finished", "error")
+        and m
+    )
+    assert match["status"] == "finished", match
+    assert {p["outcome"] for p in match["participants"]} <= {"win", "loss", "draw"}
+    log = api_request(stack.url, "GET", f"/api/matches/{match_id}/log", token=token)
+    assert any(e.get("stdout") for e in log if e["seat"] == 0), "the starter's prints are visible"
+    assert not any(e.get("stdout") for e in log if e["seat"] == 1)
+
+    api_request(stack.url, "POST", f"/api/submissions/{submission['id']}/activate", token=token)
+    label = f"starter v{submission['version']}"
+
+    def rated() -> dict | None:  # type: ignore[type-arg]
+        board = api_request(stack.url, "GET", f"/api/leaderboard/{GAME}")
+        row = next(r for r in board if r["agent"] == label)
+        return row if row["games"] >= 2 else None
+
+    row = wait_until(rated, timeout_s=120)
+    assert row["owner"] == "dana" and row["provisional"] is True
+    assert row["wins"] + row["losses"] + row["draws"] == row["games"]
+    assert row["rating"] != 1200.0 or row["draws"] == row["games"]
+
+
+def test_a_broken_upload_is_refused_with_its_line(stack: Stack, tmp_path: Path) -> None:
+    stack.manage(
+        "shell",
+        "-c",
+        "from arena.accounts.models import User; "
+        "User.objects.create_user('erin', password='erin-pass-123')",
+    )
+    token = get_token(stack.url, "erin", "erin-pass-123")
+    agent = tmp_path / "broken.py"
+    agent.write_text(f'class Agent:\n    GAME = "{GAME}"\n    def on_turn(self, state)\n')
+    with pytest.raises(ApiError) as refused:
+        upload(stack.url, token, agent)
+    assert refused.value.status == 400
+    assert refused.value.details[0]["line"] == 3
