@@ -35,9 +35,11 @@ def database_from_url(url: str) -> dict[str, object]:
     """``sqlite:////abs/path.sqlite3`` or ``postgres://user:pass@host:port/name``."""
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
+        # sqlite:////abs/path is absolute, sqlite:///rel/path relative (the SQLAlchemy way).
+        path = unquote(parsed.path)
         return {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": unquote(parsed.path) or str(VAR_DIR / "arena.sqlite3"),
+            "NAME": path[1:] if path.startswith("/") else path or str(VAR_DIR / "arena.sqlite3"),
             # Workers and the web server write at once: wait for the lock instead of failing, and
             # take it at BEGIN so two writers never deadlock upgrading a read lock.
             "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},

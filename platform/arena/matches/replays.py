@@ -20,6 +20,14 @@ def _short(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def _said(action: Any) -> str | None:
+    if isinstance(action, dict):
+        for key in ("text", "message"):
+            if isinstance(action.get(key), str):
+                return str(action[key])
+    return None
+
+
 def replay_moves(entries: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
     """One row per applied action, in order: round, who, what (a transcript for every game)."""
     rows = []
@@ -35,9 +43,8 @@ def replay_moves(entries: list[dict[str, Any]], names: dict[int, str]) -> list[d
                 if e.get("method") != "referee"
                 else "referee",
                 "action": _short(e["action"]),
-                "message": (e["action"] or {}).get("message")
-                if isinstance(e["action"], dict)
-                else None,
+                # Negotiation games send talk as "text" (or "message"): show it as a transcript.
+                "message": _said(e["action"]),
             }
         )
     return rows

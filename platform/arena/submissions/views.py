@@ -95,12 +95,13 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
             kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
         ).order_by("-id")[:10],
     }
-    template = (
-        "submissions/_status.html"
-        if request.headers.get("HX-Request")
-        else "submissions/detail.html"
-    )
-    return render(request, template, context)
+    if request.headers.get("HX-Request"):
+        response = render(request, "submissions/_status.html", context)
+        if submission.status != Submission.Status.PENDING:
+            # The verdict is in: reload the whole page so the training and ladder forms appear.
+            response["HX-Refresh"] = "true"
+        return response
+    return render(request, "submissions/detail.html", context)
 
 
 @login_required
