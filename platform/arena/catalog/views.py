@@ -30,9 +30,8 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
     """Rules, the starter agent, house bots and the leaderboard of one game."""
     spec = _spec(game)
     # rules.md is our own file (not user input), so rendering its HTML is safe.
-    rules_html = mark_safe(
-        markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"])
-    )  # noqa: S308
+    html = markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"])
+    rules_html = mark_safe(html)  # noqa: S308
     recent = (
         Match.objects.filter(game=game, kind=Match.Kind.RANKED, status=Match.Status.FINISHED)
         .prefetch_related("participants__submission__agent")
