@@ -19,10 +19,17 @@ class UploadProblem:
     rule: str
     message: str
     line: int | None = None
+    #: The text of that line, so the person sees what is meant without opening an editor.
+    source_line: str = ""
 
     def as_dict(self) -> dict[str, object]:
         """JSON form for the API."""
-        return {"rule": self.rule, "line": self.line, "message": self.message}
+        return {
+            "rule": self.rule,
+            "line": self.line,
+            "message": self.message,
+            "source_line": self.source_line,
+        }
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line else ""
@@ -44,7 +51,10 @@ class CheckedSource:
 
 
 def _refuse(rule: str, message: str, line: int | None = None, source: str = "") -> CheckedSource:
-    return CheckedSource(source=source, game=None, problems=(UploadProblem(rule, message, line),))
+    lines = source.splitlines()
+    text = lines[line - 1].rstrip()[:200] if line and 0 < line <= len(lines) else ""
+    problem = UploadProblem(rule, message, line, text)
+    return CheckedSource(source=source, game=None, problems=(problem,))
 
 
 def check_upload(data: bytes, *, max_bytes: int) -> CheckedSource:
