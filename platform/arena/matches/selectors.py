@@ -42,6 +42,7 @@ def match_as_dict(match: Match) -> dict[str, Any]:
         "timed": match.timed,
         "seed": match.seed,
         "summary": match.summary,
+        "duration_s": match.duration_s,
         "error": match.error,
         "winner_seat": match.winner_seat,
         "participants": [
