@@ -208,9 +208,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     return {
         "game": args.game,
         "broker": broker,
-        "sandbox": "process (sandbox package absent: in-process fallback)"
-        if not (ROOT / "sandbox" / "backends").exists()
-        else "auto",
+        "sandbox": backend,
         "upload_to_accepted_s": {
             "median": round(statistics.median(accepted_s), 3),
             "max": round(max(accepted_s), 3),
