@@ -35,10 +35,11 @@ logger = logging.getLogger(__name__)
 
 
 @worker_ready.connect
-def _remove_orphans(**_: object) -> None:
-    """A worker that died mid-match leaves agent containers behind: clean them up on start."""
-    from arena.matches.sandboxing import remove_orphaned_agents
+def _on_worker_ready(**_: object) -> None:
+    """Clean up what a dead worker left (agent containers) and say which sandbox runs agents."""
+    from arena.matches.sandboxing import remove_orphaned_agents, sandbox_backend
 
     removed = remove_orphaned_agents()
     if removed:
         logger.warning("removed %d orphaned agent sandboxes", removed)
+    logger.warning("uploaded agents run in the %s sandbox", sandbox_backend())

@@ -13,10 +13,12 @@ from games.core import get_game_spec
 
 @pytest.fixture(autouse=True)
 def eager_celery(settings: Any, tmp_path: Any) -> Iterator[None]:
-    """Run tasks in-process; allow the process sandbox (tests run without DEBUG)."""
+    """Run tasks in-process with the process sandbox (allowed explicitly: DEBUG is off)."""
     from arena.celery_app import app
     from arena.matches import sandboxing
 
+    # Unit tests use the process backend for speed; tests/e2e run the docker one when present.
+    settings.ARENA_SANDBOX_BACKEND = "process"
     settings.ARENA_ALLOW_PROCESS_SANDBOX = True
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast tests
     sandboxing.sandbox_backend.cache_clear()

@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from arena.submissions.models import Submission
 from games.core import AgentHandle, InProcessAgentHandle, house_bot_class
+from sandbox import create_handle, detect_backend, remove_orphans
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def sandbox_backend() -> str:
     wanted = settings.ARENA_SANDBOX_BACKEND
     if wanted not in {"auto", "docker", "process"}:
         raise ImproperlyConfigured(f"ARENA_SANDBOX_BACKEND={wanted!r}: use auto, docker or process")
-    backend = _detect_backend() if wanted == "auto" else wanted
+    backend = detected_backend() if wanted == "auto" else wanted
     if backend == "process":
         if not settings.ARENA_ALLOW_PROCESS_SANDBOX:
             raise ImproperlyConfigured(
@@ -49,28 +50,17 @@ def make_handle(submission: Submission) -> AgentHandle:
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
         return InProcessAgentHandle(factory=bot_class, display_name=submission.label)
-    backend = sandbox_backend()
-    try:
-        from sandbox import create_handle
-    except ImportError:  # TEMPORARY until the sandbox package lands on main
-        logger.warning("sandbox package missing: running %s in-process", submission.label)
-        return InProcessAgentHandle.from_source(submission.source, name=submission.label)
-    return create_handle(submission.source, name=submission.label, backend=backend)
+    return create_handle(submission.source, name=submission.label, backend=sandbox_backend())
 
 
-def _detect_backend() -> str:
-    try:
-        from sandbox import detect_backend
-    except ImportError:  # TEMPORARY until the sandbox package lands on main
-        return "process"
+def detected_backend() -> str:
+    """What ``auto`` means on this machine: docker when the engine and image answer."""
     return str(detect_backend())
 
 
 def remove_orphaned_agents() -> int:
     """Remove sandboxes a dead worker left behind; returns how many."""
     try:
-        from sandbox import remove_orphans
-
         return int(remove_orphans() or 0)
     except Exception:  # no engine: nothing can be orphaned there; say so and go on
         logger.info("no orphaned sandboxes removed (no Docker engine answered)", exc_info=True)

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from arena.matches.sandboxing import PROCESS_WARNING, _detect_backend
+from arena.matches.sandboxing import PROCESS_WARNING, detected_backend
 
 
 class Command(BaseCommand):
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         env.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
         backend = settings.ARENA_SANDBOX_BACKEND
         if backend == "auto":
-            backend = _detect_backend()
+            backend = detected_backend()
             env["ARENA_SANDBOX_BACKEND"] = backend
         if backend == "process":
             env["ARENA_ALLOW_PROCESS_SANDBOX"] = "1"
