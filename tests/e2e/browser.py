@@ -96,7 +96,7 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
 
         driver.get(seen["submission_url"])
         driver.find_element(By.ID, "activate").click()
-        seen["flash"] = driver.find_element(By.CSS_SELECTOR, ".flash").text
+        seen["flash"] = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, ".flash").text, 20)
 
         def on_board() -> str | None:
             driver.get(f"{base_url}/games/{game}/")

@@ -34,6 +34,7 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
             if e.get("payload")
             else "",
             "reply_json": json.dumps(e.get("reply"), default=str) if "reply" in e else "",
+            "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
         }
         for e in entries
     ]
