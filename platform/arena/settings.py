@@ -197,3 +197,5 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "INFO")},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024  # so a too-big JSON upload hears the size rule
+#: Serve /static/ from STATIC_ROOT through Django (after collectstatic) when no proxy does.
+ARENA_SERVE_STATIC = env_bool("ARENA_SERVE_STATIC", False)

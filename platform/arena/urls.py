@@ -1,7 +1,9 @@
 """URL map: pages per app, the JSON API under /api/, the admin."""
 
+from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.static import serve
 
 from arena import api
 
@@ -27,3 +29,9 @@ urlpatterns = [
     path("matches/", include("arena.matches.urls")),
     path("", include("arena.catalog.urls")),
 ]
+
+if settings.ARENA_SERVE_STATIC:
+    # A small deployment without a proxy in front: gunicorn serves the collected assets.
+    urlpatterns.insert(
+        0, re_path(r"^static/(?P<path>.*)$", serve, {"document_root": settings.STATIC_ROOT})
+    )

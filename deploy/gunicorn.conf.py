@@ -1,0 +1,12 @@
+"""gunicorn settings for the web image; every value can be overridden from the environment."""
+
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", "3"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# Uploads are small (256 KiB) and matches run on workers, so requests are short.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT_S", "30"))
+accesslog = "-"
+errorlog = "-"
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
