@@ -161,3 +161,30 @@ def test_refusals_are_json(make_user: Any) -> None:
     assert api.get("/api/leaderboard/no-such-game").status_code == 404
     assert "error" in post_json(api, "/api/training", {}).json()
     assert api.get("/api/openapi.json").json()["openapi"].startswith("3.")
+
+
+def test_while_a_ranked_match_runs_others_do_not_see_a_seats_state(make_user: Any) -> None:
+    from arena.matches.models import MatchEvent
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure
+
+    bob = token_client(make_user, "bob")
+    match = match_create(
+        kind="ranked",
+        submissions=[
+            house_submission_ensure(game="simple-card", bot="random"),
+            house_submission_ensure(game="simple-card", bot="lowest"),
+        ],
+    )
+    MatchEvent.objects.create(
+        match=match,
+        seq=0,
+        seat=0,
+        data={"seq": 0, "seat": 0, "method": "on_turn", "payload": {"hand": [1, 2]}, "reply": {}},
+    )
+    live = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
+    assert live[0]["payload"] is None
+    match.status = "finished"
+    match.save()
+    done = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
+    assert done[0]["payload"] == {"hand": [1, 2]}  # the replay shows it once the match is over

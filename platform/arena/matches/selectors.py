@@ -10,6 +10,9 @@ from arena.submissions.selectors import is_owner
 
 #: Log fields only the owner of the seat sees (DESIGN.md §2: prints, errors, illegal reasons).
 PRIVATE_FIELDS = ("stdout", "error", "illegal")
+#: Also hidden from others while the match runs: the state a seat was sent holds its secrets
+#: (cards, dice, a passcode) and must not leak to a watching opponent before the end.
+LIVE_PRIVATE_FIELDS = ("payload", "reply")
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
@@ -72,7 +75,8 @@ def match_log(match: Match, user: object) -> list[dict[str, Any]]:
     for data in MatchEvent.objects.filter(match=match).values_list("data", flat=True):
         entry = dict(data)
         if entry.get("seat") not in mine:
-            for key in PRIVATE_FIELDS:
+            hidden = PRIVATE_FIELDS if match.is_done else PRIVATE_FIELDS + LIVE_PRIVATE_FIELDS
+            for key in hidden:
                 if entry.get(key):
                     entry[key] = None
         entries.append(entry)

@@ -57,20 +57,27 @@ def match_set_status(*, match: Match, status: str, **fields: Any) -> Match:
 
 
 def match_time_limits_s(match: Match) -> tuple[float, float]:
-    """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock."""
-    spec = get_game_spec(match.game)
-    names = [f"seat{i}" for i in range(match.participants.count() or 2)]
+    """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock.
+
+    Games do not declare a turn cap, so a round is assumed to take at most
+    ``max(10, 200 // rounds)`` calls per seat (a one-round chess game: 200 plies each), every
+    call allowed its full budget; clamped to [5 min, 6 h].
+    """
+    seats = match.participants.count() or 2
     try:
-        game = create_game(ArenaConfig.for_seats(match.game, names, match.seed, match.config))
+        game = create_game(
+            ArenaConfig.for_seats(
+                match.game, [f"seat{i}" for i in range(seats)], match.seed, match.config
+            )
+        )
         rounds = max(1, int(game.total_rounds))
     except Exception:  # a game that cannot say: assume a long one
-        logger.exception("could not size match %s of %s", match.pk, spec.id)
+        logger.exception("could not size match %s of %s", match.pk, match.game)
         rounds = 200
     per_call_s = settings.ARENA_TURN_TIMEOUT_S if match.timed else 60.0
-    # Every round: a turn per seat plus the round hooks; a few calls may run to the limit.
-    budget_s = 30 + rounds * len(names) * 3 * 0.25 + 8 * per_call_s
-    hard = min(max(budget_s, 120.0), 6 * 3600.0)
-    return hard - 15, hard
+    calls = rounds * seats * max(10, 200 // rounds)
+    hard = min(max(60.0 + calls * per_call_s, 300.0), 6 * 3600.0)
+    return hard - 30, hard
 
 
 def match_enqueue(match_id: int) -> None:

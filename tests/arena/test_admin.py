@@ -1,0 +1,94 @@
+"""Admin: the pages load, matches can be re-run and voided, users disabled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from arena.accounts.models import User
+from arena.matches.models import Match
+from arena.matches.services import match_create, match_time_limits_s
+from arena.submissions.models import Submission
+from arena.submissions.services import house_submission_ensure
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(make_user: Any) -> Client:
+    User.objects.create_superuser("root", password="root-pass-123")
+    client = Client()
+    client.login(username="root", password="root-pass-123")
+    return client
+
+
+def a_match() -> Match:
+    return match_create(
+        kind="ranked",
+        submissions=[
+            house_submission_ensure(game="simple-card", bot="random"),
+            house_submission_ensure(game="simple-card", bot="highest"),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/",
+        "/admin/matches/match/",
+        "/admin/submissions/submission/",
+        "/admin/accounts/user/",
+        "/admin/ratings/rating/",
+    ],
+)
+def test_admin_pages_load(admin_client: Client, url: str) -> None:
+    a_match()
+    assert admin_client.get(url).status_code == 200
+
+
+def test_void_then_rerun(admin_client: Client, committed: Any) -> None:
+    match = a_match()
+    admin_client.post("/admin/matches/match/", {"action": "void", "_selected_action": [match.pk]})
+    match.refresh_from_db()
+    assert match.status == "error" and "voided" in match.error
+    committed(
+        lambda: admin_client.post(
+            "/admin/matches/match/", {"action": "rerun", "_selected_action": [match.pk]}
+        )
+    )
+    match.refresh_from_db()
+    assert match.status == "finished"  # re-queued and played (eager worker)
+
+
+def test_disabling_a_user_takes_their_agents_off_the_ladder(
+    admin_client: Client, make_user: Any
+) -> None:
+    from arena.submissions.models import Agent
+
+    bob = make_user("bob")
+    agent = Agent.objects.create(owner=bob, game="simple-card", name="bobbot")
+    mine = Submission.objects.create(
+        agent=agent,
+        version=1,
+        source="",
+        sha256="0",
+        game_version=1,
+        status="accepted",
+        active=True,
+    )
+    admin_client.post(
+        "/admin/accounts/user/", {"action": "disable_users", "_selected_action": [bob.pk]}
+    )
+    bob.refresh_from_db()
+    mine.refresh_from_db()
+    assert not bob.is_active and not mine.active
+
+
+def test_time_limits_come_from_the_game_and_leave_room_for_every_call() -> None:
+    match = a_match()
+    soft, hard = match_time_limits_s(match)
+    assert 300 <= hard <= 6 * 3600 and soft < hard
+    match.timed = False
+    assert match_time_limits_s(match)[1] > hard  # untimed calls may take 60 s each
