@@ -170,7 +170,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {"arena.matches.tasks.match_run_task": {"queue": "matches"}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "10"))
+ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "5"))
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
         "task": "arena.ratings.tasks.matchmaking_task",
