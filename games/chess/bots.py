@@ -679,26 +679,30 @@ class _Search:
         return sorted(moves, key=key, reverse=True)
 
 
-class RandomBot:
-    """Plays a uniformly random legal move."""
+class _SeededBot:
+    """A bot whose randomness is seeded by the match (``match_seed``), so matches differ but each
+    one replays identically."""
 
     GAME = "chess"
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
+
+    def on_match_start(self, match_info: dict[str, Any]) -> None:
+        """Seed from the match and the seat."""
+        self.rng = random.Random(f"{match_info.get('match_seed', 0)}/{match_info.get('seat', 0)}")
+
+
+class RandomBot(_SeededBot):
+    """Plays a uniformly random legal move."""
 
     def on_turn(self, round_state: dict[str, Any]) -> dict[str, Any]:
         """A random move from ``legal_moves``."""
         return {"type": "move", "move": self.rng.choice(round_state["legal_moves"])}
 
 
-class GreedyBot:
+class GreedyBot(_SeededBot):
     """One ply of material: mate if it can, else the best capture that does not hang a piece."""
-
-    GAME = "chess"
-
-    def __init__(self) -> None:
-        self.rng = random.Random(0)
 
     def on_turn(self, round_state: dict[str, Any]) -> dict[str, Any]:
         """The move with the best immediate material balance; ties broken at random."""

@@ -45,8 +45,9 @@ class ChessGame(Game):
     config: ChessConfig
 
     def reset(self, seed: int) -> None:
-        """Start game 1. Chess deals nothing, so the seed only seeds ``self.rng`` for form."""
+        """Start game 1. Chess deals nothing; the seed is passed on to agents in match_info."""
         self.rng.seed(seed)
+        self.seed = seed
         self.game_number = 1
         self.scores = dict.fromkeys(self.players, 0.0)
         self.finished: list[dict[str, Any]] = []  # one entry per finished game, seat-neutral
@@ -259,6 +260,11 @@ class ChessGame(Game):
             self.game_number += 1
             self._new_board()
         return result
+
+    def get_match_info(self, player_id: str) -> dict[str, Any]:
+        """The match seed: chess deals nothing, so a reproducible agent (a house bot) can vary
+        its play between matches only by seeding its own randomness with it."""
+        return {"match_seed": self.seed}
 
     def get_scores(self) -> dict[str, float]:
         """Points so far: 1 a win, ½ a draw."""

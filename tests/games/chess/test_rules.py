@@ -8,7 +8,16 @@ import chess
 import pytest
 
 from games.chess import ChessActionParser, ChessConfig, ChessGame, ChessStateAdapter
-from games.core import ActionParseError, IllegalActionError, InProcessAgentHandle, play_match
+from games.core import (
+    ActionParseError,
+    IllegalActionError,
+    InProcessAgentHandle,
+    MatchSettings,
+    play_match,
+)
+
+# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
+UNTIMED = MatchSettings(timed=False)
 
 
 def new_game(fen: str | None = None, **config: Any) -> ChessGame:
@@ -243,6 +252,7 @@ def test_the_fourth_illegal_move_forfeits_the_match() -> None:
         "chess",
         [InProcessAgentHandle(AlwaysIllegal, "bad"), InProcessAgentHandle(FirstLegal, "ok")],
         seed=3,
+        settings=UNTIMED,
     )
     bad, ok = record.seats
     assert (str(bad.outcome), str(bad.reason)) == ("loss", "illegal")
@@ -263,6 +273,7 @@ def test_house_bots_finish_a_match() -> None:
             InProcessAgentHandle(BOTS["random"], "random"),
         ],
         seed=0,
+        settings=UNTIMED,
     )
     assert record.platform_error is None
     assert record.rounds == 2

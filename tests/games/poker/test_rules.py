@@ -10,9 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from treys import Card, Evaluator
 
-from games.core import ActionParseError, IllegalActionError, InProcessAgentHandle, play_match
+from games.core import (
+    ActionParseError,
+    IllegalActionError,
+    InProcessAgentHandle,
+    MatchSettings,
+    play_match,
+)
 from games.poker import PokerActionParser, PokerConfig, PokerGame, PokerStateAdapter
 from games.poker.game import Deal
+
+# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
+UNTIMED = MatchSettings(timed=False)
 
 
 class RiggedPokerGame(PokerGame):
@@ -324,6 +333,7 @@ def test_the_fourth_invalid_bet_folds_the_hand_and_the_match_goes_on() -> None:
         "poker",
         [InProcessAgentHandle(BadBettor, "bad"), InProcessAgentHandle(Caller, "caller")],
         seed=1,
+        settings=UNTIMED,
         config={"hands": 4},
     )
     bad, caller = record.seats
@@ -348,6 +358,7 @@ def test_house_bots_finish_a_short_match() -> None:
             InProcessAgentHandle(BOTS["hand-strength"], "hs"),
         ],
         seed=0,
+        settings=UNTIMED,
         config={"hands": 6},
     )
     assert record.platform_error is None and record.rounds == 6
