@@ -1,8 +1,9 @@
 """Time per move of the chess search bot, in pure Python on this machine (JSON on stdout).
 
-Plays the search bot against the greedy and the random bot (one two-game match each, colours
-swapped) and reports the wall time of every search-bot ``on_turn`` as the referee measured it.
-The issue's budget is "well under 1 s a move"; this script prints the figures, it asserts nothing.
+Plays the search bot against the greedy bot and the random bot (two two-game matches each,
+colours swapped) and reports the wall time of every search-bot ``on_turn`` as the referee
+measured it. The issue's budget is "well under 1 s a move"; this script prints the figures, it
+asserts nothing.
 
     PYTHONPATH=platform:. .venv/bin/python bench/chess_search.py
 """
@@ -30,13 +31,13 @@ def main() -> None:
     per_move_ms: list[float] = []
     matches = []
     began = time.perf_counter()
-    for opponent in ("greedy", "random"):
+    for opponent, seed in (("greedy", 0), ("greedy", 1), ("random", 0), ("random", 1)):
         handles = [
             InProcessAgentHandle(BOTS["search"], "search"),
             InProcessAgentHandle(BOTS[opponent], opponent),
         ]
         record = play_match(
-            "chess", handles, seed=0, settings=MatchSettings(timed=False, keep_stdout=False)
+            "chess", handles, seed=seed, settings=MatchSettings(timed=False, keep_stdout=False)
         )
         if record.platform_error:
             raise SystemExit(record.platform_error)
@@ -47,7 +48,12 @@ def main() -> None:
         ]
         per_move_ms += times
         matches.append(
-            {"opponent": opponent, "summary": record.summary(), "search_moves": len(times)}
+            {
+                "opponent": opponent,
+                "seed": seed,
+                "summary": record.summary(),
+                "search_moves": len(times),
+            }
         )
     print(
         json.dumps(

@@ -744,7 +744,7 @@ class SearchBot:
 
     GAME = "chess"
     #: Nodes per move (searched plus quiescence); chosen so a move takes well under 1 s here.
-    NODE_BUDGET = 6000
+    NODE_BUDGET = 4500
     MAX_DEPTH = 4
 
     def on_turn(self, round_state: dict[str, Any]) -> dict[str, Any]:
