@@ -59,6 +59,10 @@ def api_view(methods: list[str], *, auth: bool = True) -> Callable[[View], View]
                         401,
                     )
                 request.api_user = user  # type: ignore[attr-defined]
+            elif request.method == "GET" and request.user.is_authenticated:
+                # Reads may use the browser's session (links from the pages); writes may not,
+                # since these views are exempt from CSRF checks.
+                request.api_user = request.user  # type: ignore[attr-defined]
             elif auth:
                 return refusal(
                     "authentication required: send `Authorization: Token <key>` "

@@ -51,36 +51,82 @@ def replay_moves(entries: list[dict[str, Any]], names: dict[int, str]) -> list[d
 
 
 def chess_boards(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The position after each move, as SVG (python-chess), for stepping through a chess game."""
+    """The position after each move, as SVG (python-chess), one board per game (round)."""
     import chess
     import chess.svg
 
-    board = chess.Board()
-    frames: list[dict[str, Any]] = [
-        {"ply": 0, "move": "start", "svg": SafeString(chess.svg.board(board, size=320))}
-    ]
+    frames: list[dict[str, Any]] = []
+    board, current_round = None, None
     for e in entries:
         action = e.get("action")
-        if not isinstance(action, dict):
+        if not isinstance(action, dict) or e.get("method") == "referee":
             continue
         uci = action.get("move") or action.get("uci")
         if not isinstance(uci, str):
             continue
+        if board is None or e.get("round") != current_round:
+            board, current_round = chess.Board(), e.get("round")
+            frames.append(
+                {
+                    "round": current_round,
+                    "ply": 0,
+                    "move": "start",
+                    "svg": SafeString(chess.svg.board(board, size=280)),
+                }
+            )
         try:
             move = chess.Move.from_uci(uci)
             san = board.san(move)
             board.push(move)
         except ValueError:
-            break
+            continue
         frames.append(
             {
-                "ply": len(frames),
+                "round": current_round,
+                "ply": board.ply(),
                 "move": san,
                 # python-chess builds this SVG from the board alone: no user text inside.
-                "svg": SafeString(chess.svg.board(board, size=320, lastmove=move)),
+                "svg": SafeString(chess.svg.board(board, size=280, lastmove=move)),
             }
         )
     return frames
+
+
+def poker_hands(rounds: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
+    """A hand log: cards, board, betting and the result of every hand, from seat 0's view."""
+    hands = []
+    for r in rounds:
+        view = (r.get("result") or {}).get("p0")
+        if not isinstance(view, dict):
+            continue
+        me, them = names.get(0, "seat 0"), names.get(1, "seat 1")
+        actions = []
+        for a in view.get("actions") or []:
+            who = me if a.get("player") == "you" else them
+            amount = f" {a['amount']}" if a.get("amount") else ""
+            actions.append(
+                f"{a.get('street', '')}: {who} {a.get('action') or a.get('type')}{amount}"
+            )
+        hands.append(
+            {
+                "hand": r.get("round"),
+                "button": me if view.get("button") == "you" else them,
+                "cards": {
+                    me: " ".join(view.get("your_cards") or []),
+                    them: " ".join(view.get("opponent_cards") or []) or "(mucked)",
+                },
+                "board": " ".join(view.get("board") or []),
+                "actions": actions,
+                "result": f"{me} {view.get('result', '')} {view.get('your_points', '')}"
+                + (
+                    f" (showdown: {view.get('your_hand')} vs {view.get('opponent_hand')})"
+                    if view.get("showdown")
+                    else ""
+                ),
+                "pot": view.get("pot"),
+            }
+        )
+    return hands
 
 
 def round_rows(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:

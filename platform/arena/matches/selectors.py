@@ -68,11 +68,15 @@ def match_as_dict(match: Match) -> dict[str, Any]:
     }
 
 
-def match_log(match: Match, user: object) -> list[dict[str, Any]]:
-    """The per-call log, with prints, errors and illegal reasons kept only for the user's seats."""
+def match_log(match: Match, user: object, *, seq: int | None = None) -> list[dict[str, Any]]:
+    """The per-call log (or its entry ``seq``), with prints, errors and illegal reasons kept only
+    for the user's seats."""
     mine = owned_seats(match, user)
     entries = []
-    for data in MatchEvent.objects.filter(match=match).values_list("data", flat=True):
+    events = MatchEvent.objects.filter(match=match)
+    if seq is not None:
+        events = events.filter(seq=seq)
+    for data in events.values_list("data", flat=True):
         entry = dict(data)
         if entry.get("seat") not in mine:
             hidden = PRIVATE_FIELDS if match.is_done else PRIVATE_FIELDS + LIVE_PRIVATE_FIELDS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
@@ -160,29 +161,62 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
         )
 
 
+#: A stored state keeps each top-level field up to this size; bigger ones are summarised (a
+#: poker ``history`` can reach 100 KB a call, which would make one match's log tens of MB).
+PAYLOAD_FIELD_LIMIT_BYTES = 4096
+
+
+def compact_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """The log entry as stored: oversized payload fields replaced by a note saying so."""
+    payload = entry.get("payload")
+    if not isinstance(payload, dict):
+        return entry
+    compact = {}
+    for key, value in payload.items():
+        size = len(json.dumps(value, default=str))
+        if size > PAYLOAD_FIELD_LIMIT_BYTES:
+            count = f"{len(value)} items, " if isinstance(value, list | dict) else ""
+            compact[key] = f"[{count}{size:,} bytes: not stored]"
+        else:
+            compact[key] = value
+    return {**entry, "payload": compact}
+
+
 class _EventWriter:
-    """Stores the referee's log entries while the match runs, so the page can show them live."""
+    """Stores the referee's log entries while the match runs, so the page can show them live.
+
+    The referee adds ``action`` and ``illegal`` to an entry after announcing it, so the newest
+    entry is held back until the next one arrives (or the match ends).
+    """
 
     flush_every_s = 0.5
 
     def __init__(self, match_id: int) -> None:
         self.match_id = match_id
-        self.pending: list[MatchEvent] = []
+        self.pending: list[dict[str, Any]] = []
         self.last_flush = time.monotonic()
 
     def __call__(self, entry: dict[str, Any]) -> None:
-        self.pending.append(
-            MatchEvent(
-                match_id=self.match_id, seq=entry.get("seq", 0), seat=entry.get("seat"), data=entry
-            )
-        )
+        self.pending.append(entry)
         if time.monotonic() - self.last_flush >= self.flush_every_s:
-            self.flush()
+            self.flush(keep_last=True)
 
-    def flush(self) -> None:
-        if self.pending:
-            MatchEvent.objects.bulk_create(self.pending, ignore_conflicts=True)
-            self.pending = []
+    def flush(self, *, keep_last: bool = False) -> None:
+        ready = self.pending[:-1] if keep_last else self.pending
+        if ready:
+            MatchEvent.objects.bulk_create(
+                [
+                    MatchEvent(
+                        match_id=self.match_id,
+                        seq=entry.get("seq", 0),
+                        seat=entry.get("seat"),
+                        data=compact_entry(entry),
+                    )
+                    for entry in ready
+                ],
+                ignore_conflicts=True,
+            )
+            self.pending = self.pending[len(ready) :]
         self.last_flush = time.monotonic()
 
 
@@ -263,8 +297,25 @@ def match_record_result(*, match_id: int, record: MatchRecord) -> Match:
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.is_done:
         return match  # a duplicate delivery got here second: nothing to apply again
-    data = record.to_dict()
-    for seat in data["seats"]:
+    # Not record.to_dict(): it deep-copies the whole log (tens of MB in poker), which the
+    # events already hold.
+    seats = [
+        {
+            "seat": s.seat,
+            "outcome": str(s.outcome) if s.outcome else None,
+            "reason": str(s.reason) if s.reason else None,
+            "detail": s.detail,
+            "score": s.score,
+        }
+        for s in record.seats
+    ]
+    data = {
+        "seats": seats,
+        "round_results": record.round_results,
+        "stats": record.stats,
+        "final_state": record.final_state,
+    }
+    for seat in seats:
         Participant.objects.filter(match=match, seat=seat["seat"]).update(
             outcome=seat["outcome"] or "",
             reason=seat["reason"] or "",

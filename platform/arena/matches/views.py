@@ -7,20 +7,41 @@ import json
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.html import escape
 
 from arena.errors import Forbidden, NotFound
 from arena.matches import replays
+from arena.matches.models import Match
 from arena.matches.selectors import match_get_visible, match_log, owned_seats
 
+LOG_ROWS_SHOWN = 400
 
-def detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The whole page, or (htmx) the live part only while the match runs."""
+
+def _visible(request: HttpRequest, match_id: int) -> Match:
     try:
-        match = match_get_visible(match_id=match_id, user=request.user)
+        return match_get_visible(match_id=match_id, user=request.user)
     except NotFound:
         raise Http404("no such match") from None
     except Forbidden as exc:
         raise PermissionDenied(exc.message) from None
+
+
+def event_state(request: HttpRequest, match_id: int, seq: int) -> HttpResponse:
+    """The state sent in one call, loaded when a person opens it (htmx)."""
+    match = _visible(request, match_id)
+    entries = match_log(match, request.user, seq=seq)
+    if not entries:
+        raise Http404("no such call")
+    payload = entries[0].get("payload")
+    text = (
+        json.dumps(payload, indent=1, default=str) if payload else "(hidden until the match ends)"
+    )
+    return HttpResponse(f"<pre>{escape(text)}</pre>")
+
+
+def detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The whole page, or (htmx) the live part only while the match runs."""
+    match = _visible(request, match_id)
     participants = list(match.participants.select_related("submission__agent__owner"))
     names = {p.seat: p.submission.label for p in participants}
     entries = match_log(match, request.user)
@@ -30,9 +51,7 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
             **e,
             "who": names.get(e.get("seat"), "-"),
             "mine": e.get("seat") in mine,
-            "payload_json": json.dumps(e.get("payload"), indent=1, default=str)
-            if e.get("payload")
-            else "",
+            "has_payload": bool(e.get("payload")),
             "reply_json": json.dumps(e.get("reply"), default=str) if "reply" in e else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
         }
@@ -41,11 +60,15 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
     context = {
         "match": match,
         "participants": participants,
-        "log": log_rows,
+        # Long matches (poker: a thousand calls) show the latest rows; the API has them all.
+        "log": log_rows[-LOG_ROWS_SHOWN:],
+        "log_total": len(log_rows),
+        "log_rows_shown": LOG_ROWS_SHOWN,
         "mine": mine,
         "moves": replays.replay_moves(entries, names) if match.is_done else [],
         "boards": replays.chess_boards(entries) if match.game == "chess" and match.is_done else [],
-        "rounds": replays.round_rows(match.rounds),
+        "hands": replays.poker_hands(match.rounds, names) if match.game == "poker" else [],
+        "rounds": replays.round_rows(match.rounds) if match.game != "poker" else [],
     }
     template = "matches/_live.html" if request.headers.get("HX-Request") else "matches/detail.html"
     return render(request, template, context)
