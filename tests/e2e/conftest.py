@@ -54,9 +54,13 @@ def _wait_http(url: str, timeout_s: float = 30.0) -> None:
     raise RuntimeError(f"{url} did not answer")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    """Start Redis, PostgreSQL, a worker with beat and the web server; stop them afterwards."""
+    """Start Redis, PostgreSQL, a worker with beat and the web server; stop them afterwards.
+
+    Per module, not per session: a live ladder keeps playing matches (and starting agent
+    containers) until its worker stops, which must not overlap other tests.
+    """
     require_part(redis_available(), "redis-server (apt-get install redis-server)")
     require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
     with redis_server() as redis_url, postgres_server() as db_url:
