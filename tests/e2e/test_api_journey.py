@@ -93,3 +93,28 @@ def test_a_broken_upload_is_refused_with_its_line(stack: Stack, tmp_path: Path) 
         upload(stack.url, token, agent)
     assert refused.value.status == 400
     assert refused.value.details[0]["line"] == 3
+
+
+def test_arena_submit_uploads_waits_and_explains_refusals(
+    stack: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena_cli.main import main
+
+    stack.manage(
+        "shell",
+        "-c",
+        "from arena.accounts.models import User; "
+        "User.objects.create_user('gil', password='gil-pass-123')",
+    )
+    login = ["--server", stack.url, "--username", "gil", "--password", "gil-pass-123"]
+    good = tmp_path / "gil_bot.py"
+    good.write_text(get_game_spec(GAME).starter_source())
+    assert main(["submit", str(good), *login]) == 0
+    assert "status: accepted" in capsys.readouterr().out
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "class Agent:\n    GAME = 'no-such-game'\n    def on_turn(self, s):\n        pass\n"
+    )
+    assert main(["submit", str(bad), *login]) == 1
+    err = capsys.readouterr().err
+    assert "line 2" in err and "no-such-game" in err
