@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -104,59 +104,75 @@ class ReaderBot(ProbabilityBot):
         self._posterior: list[tuple[tuple[int, ...], float]] = []
 
     def posterior(self, state: dict[str, Any]) -> list[tuple[tuple[int, ...], float]]:
-        """(opponent hand, probability) pairs given the opponent's bids in this bidding."""
+        """(opponent hand, probability) pairs given the opponent's bids in this bidding.
+
+        A hand is summarised by how many of its dice count for each face 2..6 (wild 1s
+        included), which is all the bidding model and the truth of a bid depend on.
+        """
         n_opp = int(state["opponent_dice_count"])
         n_me = int(state["your_dice_count"])
         history = [(b["player"], int(b["quantity"]), int(b["face"])) for b in state["bid_history"]]
         key = (n_opp, n_me, tuple(history))
         if key == self._posterior_key:
             return self._posterior
-        weights: list[tuple[tuple[int, ...], float]] = []
-        for hand in combinations_with_replacement(range(1, 7), n_opp):
-            counts = Counter(hand)
-            prior = math.factorial(n_opp) / math.prod(math.factorial(c) for c in counts.values())
-            weight = float(prior)
+        weights: dict[tuple[int, ...], float] = {}
+        for hand, prior in _hands(n_opp):
+            counts = tuple(matching(hand, f) for f in range(2, 7))
+            weight = prior
             standing: tuple[int, int] | None = None
             for player, q, f in history:
                 if player == "opponent":
-                    weight *= self._choice_likelihood(hand, n_me, n_opp, standing, (q, f))
+                    weight *= _choice_likelihood(
+                        counts, n_me, n_opp, standing, (q, f), self.HONESTY, self.SHARPNESS
+                    )
                 standing = (q, f)
-            weights.append((hand, weight))
-        total = sum(w for _, w in weights) or 1.0
+            weights[counts] = weights.get(counts, 0.0) + weight
+        total = sum(weights.values()) or 1.0
         self._posterior_key = key
-        self._posterior = [(h, w / total) for h, w in weights]
+        self._posterior = [(c, w / total) for c, w in weights.items()]
         return self._posterior
-
-    def _choice_likelihood(
-        self,
-        hand: tuple[int, ...],
-        n_me: int,
-        n_opp: int,
-        standing: tuple[int, int] | None,
-        chosen: tuple[int, int],
-    ) -> float:
-        total_dice = n_me + n_opp
-        options = [
-            (q, f)
-            for q in range(1, total_dice + 1)
-            for f in range(2, 7)
-            if standing is None or q > standing[0] or (q == standing[0] and f > standing[1])
-        ]
-        if not options:
-            return 1.0
-        scores = {
-            o: math.exp(self.SHARPNESS * prob_at_least(o[0] - matching(hand, o[1]), n_me))
-            for o in options
-        }
-        honest = scores.get(chosen, 0.0) / sum(scores.values())
-        return self.HONESTY * honest + (1 - self.HONESTY) / len(options)
 
     def truth_chance(self, state: dict[str, Any], quantity: int, face: int) -> float:
         """P(the bid is true) under the posterior over the opponent's hand."""
-        mine = matching(state["your_dice"], face)
-        return sum(
-            w for hand, w in self.posterior(state) if mine + matching(hand, face) >= quantity
-        )
+        needed = quantity - matching(state["your_dice"], face)
+        return sum(w for counts, w in self.posterior(state) if counts[face - 2] >= needed)
+
+
+@cache
+def _hands(n: int) -> list[tuple[tuple[int, ...], float]]:
+    """Every multiset of ``n`` dice with its prior probability."""
+    out = []
+    for hand in combinations_with_replacement(range(1, 7), n):
+        ways = math.factorial(n) / math.prod(math.factorial(c) for c in Counter(hand).values())
+        out.append((hand, ways / 6**n))
+    return out
+
+
+@lru_cache(maxsize=100_000)
+def _choice_likelihood(
+    counts: tuple[int, ...],
+    n_me: int,
+    n_opp: int,
+    standing: tuple[int, int] | None,
+    chosen: tuple[int, int],
+    honesty: float,
+    sharpness: float,
+) -> float:
+    """P(a bidder holding ``counts`` (dice counting for faces 2..6) raises ``standing`` to
+    ``chosen``) under the reader's model of the opponent."""
+    options = [
+        (q, f)
+        for q in range(1, n_me + n_opp + 1)
+        for f in range(2, 7)
+        if standing is None or q > standing[0] or (q == standing[0] and f > standing[1])
+    ]
+    if not options:
+        return 1.0
+    scores = {
+        o: math.exp(sharpness * prob_at_least(o[0] - counts[o[1] - 2], n_me)) for o in options
+    }
+    honest = scores.get(chosen, 0.0) / sum(scores.values())
+    return honesty * honest + (1 - honesty) / len(options)
 
 
 BOTS: dict[str, type] = {
