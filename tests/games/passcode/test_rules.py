@@ -189,12 +189,12 @@ def test_scores_are_bounded_and_probes_stay_private(seed: int, moves: list[int])
             view = _view(game, pid)
             other = game.opponent_of(pid)
             assert view["your_qa_history"] == game.get_private_state(pid)["qa_history"]
-            assert game.code not in str({k: v for k, v in view.items() if k != "your_qa_history"})
-            if game.qa[other]:
-                theirs = game.qa[other][-1]["question"]
-                assert all(q["question"] != theirs for q in view["your_qa_history"]) or any(
-                    q["question"] == theirs for q in game.qa[pid]
-                )
+            # neither the secret code nor the other seat's probes may reach this view
+            real_code, real_qa = game.code, game.qa[other]
+            game.code = "9876" if real_code != "9876" else "0123"
+            game.qa[other] = [{"question": "5432", "answer": {"bulls": 0, "cows": 0}}]
+            assert _view(game, pid) == view
+            game.code, game.qa[other] = real_code, real_qa
         phase = game.get_public_state()["phase"]
         code = ALL_CODES[pick % len(ALL_CODES)]
         if phase == "question":
