@@ -1,0 +1,67 @@
+"""Running untrusted agent code (DESIGN.md §4).
+
+Public API (the platform codes against exactly this)::
+
+    from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans, SANDBOX_IMAGE
+
+* ``create_handle(source, name=..., backend="docker" | "process", limits=...)`` returns a
+  ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py``;
+* ``detect_backend()`` says which backend this machine can use;
+* ``remove_orphans()`` removes sandbox containers a dead worker left behind.
+
+The ``docker`` backend is the sandbox; the ``process`` backend is a convenience for machines
+without Docker and isolates nothing.
+"""
+
+from __future__ import annotations
+
+from games.core.agent import AgentHandle
+from sandbox.limits import SANDBOX_IMAGE, SandboxLimits
+
+#: The backends ``create_handle`` knows.
+BACKENDS = ("docker", "process")
+
+
+def create_handle(
+    source: str, *, name: str, backend: str = "docker", limits: SandboxLimits | None = None
+) -> AgentHandle:
+    """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
+
+    Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``.
+    """
+    if backend == "docker":
+        from sandbox.docker_backend import DockerAgentHandle
+
+        return DockerAgentHandle(source, name=name, limits=limits)
+    if backend == "process":
+        from sandbox.process_backend import ProcessAgentHandle
+
+        return ProcessAgentHandle(source, name=name, limits=limits)
+    raise ValueError(f"unknown sandbox backend {backend!r}; use one of {', '.join(BACKENDS)}")
+
+
+def detect_backend(limits: SandboxLimits | None = None) -> str:
+    """``"docker"`` when an engine answers and the sandbox image exists, else ``"process"``."""
+    from sandbox.docker_backend import docker_ready
+
+    return "docker" if docker_ready((limits or SandboxLimits()).image) else "process"
+
+
+def remove_orphans() -> int:
+    """Remove the sandbox containers (selected by label) a dead worker left; return how many.
+
+    Returns 0 when no engine answers: there is then nothing to clean.
+    """
+    from sandbox.docker_backend import remove_orphan_containers
+
+    return remove_orphan_containers()
+
+
+__all__ = [
+    "BACKENDS",
+    "SANDBOX_IMAGE",
+    "SandboxLimits",
+    "create_handle",
+    "detect_backend",
+    "remove_orphans",
+]

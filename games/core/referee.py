@@ -262,7 +262,7 @@ class _Match:
             "opponent_name": opponents[0] if len(opponents) == 1 else opponents,
             "total_rounds": self.game.total_rounds,
             "seat": seat,
-            "rules": self.spec.game_class.title,
+            "rules": self.spec.rules_markdown(),
             "config": self.record.config,
             "timed": self.settings.timed,
             "turn_timeout_s": self.settings.turn_timeout_s if self.settings.timed else None,

@@ -1,0 +1,218 @@
+"""``arena play``: a full match on your machine, with the real referee and the real sandbox.
+
+    arena play AGENT.py [--opponent house:NAME | OTHER.py] [--game ID] [--seed N]
+               [--sandbox docker|process] [--untimed] [--json] [--log FILE]
+
+Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
+exists (``make image``), else the process backend, which isolates nothing and says so. House bots
+run in this process. Without ``--json`` it prints what each agent printed, turn by turn, then the
+result; with ``--json`` it prints one JSON object and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from games.core import (
+    InProcessAgentHandle,
+    MatchRecord,
+    MatchSettings,
+    UnknownGameError,
+    get_game_spec,
+    play_match,
+)
+from games.core.agent import AgentHandle
+from sandbox import BACKENDS, create_handle, detect_backend
+
+HOUSE_PREFIX = "house:"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``play``."""
+    play = subparsers.add_parser(
+        "play",
+        help="play a local match: your agent against a house bot or another file, in the sandbox",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    play.add_argument("agent", metavar="AGENT.py", help="your agent file (defines class Agent)")
+    play.add_argument(
+        "--opponent",
+        help="house:NAME for a house bot (default: the game's first) or another agent file",
+    )
+    play.add_argument("--game", help="game id (default: your Agent's GAME)")
+    play.add_argument("--seed", type=int, default=0, help="the match seed (default 0)")
+    play.add_argument(
+        "--sandbox",
+        choices=BACKENDS,
+        help="docker (isolated) or process (NOT isolated); default: docker when available",
+    )
+    play.add_argument(
+        "--untimed",
+        action="store_true",
+        help="no 2 s budget a turn (a 60 s cap instead), for debugging",
+    )
+    play.add_argument("--json", action="store_true", help="print one JSON object: the result")
+    play.add_argument("--log", metavar="FILE", help="write the full match record (JSON) to FILE")
+    play.set_defaults(func=cmd_play)
+
+
+class PlayError(Exception):
+    """A mistake in the command line or the agent file, said to the person who typed it."""
+
+
+def declared_game(source: str, path: str) -> str | None:
+    """``Agent.GAME`` read from the source without running it (``None`` when not a literal)."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        raise PlayError(f"{path}, line {exc.lineno}: {exc.msg}") from None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Agent":
+            for statement in node.body:
+                if (
+                    isinstance(statement, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "GAME" for t in statement.targets)
+                    and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)
+                ):
+                    return statement.value.value
+    return None
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlayError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise PlayError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PlayError(f"{path}: {exc.strerror}") from None
+
+
+def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str]:
+    """The game id, the two seats' handles and the backend used."""
+    source = _read(args.agent)
+    game_id = args.game or declared_game(source, args.agent)
+    if game_id is None:
+        raise PlayError(
+            f'{args.agent} has no `GAME = "..."` in class Agent; add one or pass --game'
+        )
+    try:
+        spec = get_game_spec(game_id)
+    except UnknownGameError as exc:
+        raise PlayError(str(exc)) from None
+    backend = args.sandbox or detect_backend()
+    name = Path(args.agent).stem
+    handles: list[AgentHandle] = [create_handle(source, name=name, backend=backend)]
+    opponent = args.opponent or HOUSE_PREFIX + next(iter(spec.bots))
+    if opponent.startswith(HOUSE_PREFIX):
+        bot = opponent[len(HOUSE_PREFIX) :]
+        if bot not in spec.bots:
+            raise PlayError(
+                f"{game_id} has no house bot {bot!r}; its bots: "
+                + ", ".join(HOUSE_PREFIX + b for b in spec.bots)
+            )
+        handles.append(InProcessAgentHandle(spec.bots[bot], opponent))
+    else:
+        other = Path(opponent).stem
+        other_name = other if other != name else f"{other} (2)"
+        handles.append(create_handle(_read(opponent), name=other_name, backend=backend))
+    return game_id, handles, backend
+
+
+def result_json(record: MatchRecord) -> dict[str, Any]:
+    """The ``--json`` object of the issue: winner seat, per-seat outcome, counts, duration."""
+    return {
+        "game": record.game,
+        "seed": record.seed,
+        "winner": record.winner,
+        "seats": [
+            {
+                "name": s.name,
+                "outcome": None if s.outcome is None else str(s.outcome),
+                "reason": None if s.reason is None else str(s.reason),
+                "score": s.score,
+            }
+            for s in record.seats
+        ],
+        "rounds": record.rounds,
+        "turns": record.turns,
+        "duration_s": record.duration_s,
+    }
+
+
+def _printer(names: list[str]) -> Any:
+    def show(entry: dict[str, Any]) -> None:
+        seat = entry.get("seat")
+        who = names[seat] if isinstance(seat, int) and seat < len(names) else "referee"
+        where = f"r{entry.get('round', '?')}"
+        if entry.get("turn") is not None:
+            where += f" t{entry['turn']}"
+        line = f"[{where}] {who}.{entry.get('method')}"
+        if entry.get("method") == "on_turn" and "reply" in entry:
+            line += f" -> {json.dumps(entry['reply'])}"
+        if entry.get("elapsed_ms") is not None:
+            line += f"  ({entry['elapsed_ms']:.1f} ms)"
+        print(line)
+        stdout = entry.get("stdout")
+        if stdout:
+            for text in stdout.rstrip("\n").split("\n"):
+                print(f"    | {text}")
+        if entry.get("illegal"):
+            print(f"    ! illegal: {entry['illegal']}")
+        elif entry.get("error"):
+            for text in str(entry["error"]).rstrip("\n").split("\n"):
+                print(f"    ! {text}")
+
+    return show
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``arena play``."""
+    try:
+        game_id, handles, backend = build_handles(args)
+    except PlayError as exc:
+        print(f"arena play: {exc}", file=sys.stderr)
+        return 2
+    settings = MatchSettings(timed=not args.untimed, keep_stdout=True)
+    names = [h.name for h in handles]
+    if not args.json:
+        print(f"{game_id}: {names[0]} vs {names[1]}, seed {args.seed}, sandbox {backend}")
+    if backend == "process":
+        print(
+            "arena play: WARNING: the process sandbox does NOT isolate agents; they run as you.",
+            file=sys.stderr,
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # said once above, in plain words
+        record = play_match(
+            game_id,
+            handles,
+            seed=args.seed,
+            settings=settings,
+            on_event=None if args.json else _printer(names),
+        )
+    if args.log:
+        Path(args.log).write_text(json.dumps(record.to_dict(), indent=2) + "\n", encoding="utf-8")
+    if record.platform_error:
+        print(
+            f"arena play: the match could not be played: {record.platform_error}", file=sys.stderr
+        )
+        return 1
+    if args.json:
+        print(json.dumps(result_json(record)))
+        return 0
+    print()
+    for seat in record.seats:
+        why = f" ({seat.reason}: {seat.detail})" if seat.detail else f" ({seat.reason})"
+        print(f"{seat.name}: {seat.outcome}, score {seat.score:g}{why}")
+    print(f"{record.rounds} rounds, {record.turns} turns, {record.duration_s:.2f} s")
+    return 0

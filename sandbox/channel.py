@@ -1,0 +1,302 @@
+"""The controller's side of the harness protocol, shared by the docker and process backends.
+
+``HarnessHandle`` implements ``games.core.AgentHandle`` on top of a byte channel a backend
+provides (``_launch``, ``_send``, ``_receive``, ``_kill``, ``_exit_description``, ``_freeze``,
+``_thaw``, ``_release``). It owns the clock, the reply cap, reply validation and the translation of
+what went wrong into the exceptions the referee understands:
+
+* the agent's own doing while loading → ``AgentInitError``;
+* past the budget → the agent is killed, ``AgentTimeout``;
+* the agent died, or sent something that is not a reply → the agent is killed, ``AgentCrash``;
+* an exception in the agent's method (or a reply that is not JSON) → ``CallResult(ok=False)``;
+* the backend itself failed → ``PlatformError``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from games.core.agent import STDOUT_CUT_MARK, CallError, CallResult, cap_stdout
+from games.core.errors import AgentCrash, AgentInitError, AgentTimeout, PlatformError
+from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
+from sandbox.limits import SandboxLimits
+
+
+class ChannelClosed(Exception):
+    """The harness's output ended: its process is gone."""
+
+
+class ChannelTimeout(Exception):
+    """Nothing complete arrived before the deadline."""
+
+
+class ReplyTooLarge(Exception):
+    """A reply line grew past ``SandboxLimits.max_reply_bytes``."""
+
+
+class HarnessHandle:
+    """An ``AgentHandle`` that runs the harness somewhere and talks JSON lines with it."""
+
+    #: Shown in messages and by ``arena play``; the backends override it.
+    backend = "?"
+
+    def __init__(self, source: str, *, name: str, limits: SandboxLimits | None = None) -> None:
+        self.source = source
+        self.limits = limits or SandboxLimits()
+        self._name = name
+        self._buffer = bytearray()
+        self._next_id = 0
+        self._stdout_used = 0
+        self._started = False
+        self._dead = False
+        self._closed = False
+        #: What the agent printed while loading (``start`` has no result to carry it).
+        self.load_stdout = ""
+
+    # --- what a backend provides --------------------------------------------------------------
+
+    def _launch(self) -> None:
+        """Start the harness; raise ``PlatformError`` when the backend cannot."""
+        raise NotImplementedError
+
+    def _send(self, data: bytes) -> None:
+        """Write bytes to the harness; raise ``ChannelClosed`` when it is gone."""
+        raise NotImplementedError
+
+    def _receive(self, deadline: float) -> bytes:
+        """Some bytes of the harness's protocol output; ``b""`` at its end.
+
+        Raises ``ChannelTimeout`` when ``time.perf_counter()`` passes ``deadline`` first.
+        """
+        raise NotImplementedError
+
+    def _kill(self) -> None:
+        """Stop the agent now (close the channel first); never raises."""
+        raise NotImplementedError
+
+    def _exit_description(self) -> str:
+        """After the channel ended: how the agent's process ended, for its owner."""
+        raise NotImplementedError
+
+    def _freeze(self) -> None:
+        """Stop the idle agent from running until ``_thaw`` (when the limits ask for it)."""
+
+    def _thaw(self) -> None:
+        """Let a frozen agent run again."""
+
+    def _release(self) -> None:
+        """Free everything the agent used; safe to call twice, never raises."""
+        raise NotImplementedError
+
+    # --- AgentHandle --------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The display name given at construction."""
+        return self._name
+
+    def start(self, *, game_id: str, timeout_s: float) -> None:
+        """Start the harness, send it the source, wait until ``Agent`` is instantiated."""
+        if self._started:
+            raise RuntimeError("start() was called twice on one handle")
+        self._started = True
+        self._launch()
+        request = {
+            "type": "load",
+            "protocol": PROTOCOL_VERSION,
+            "game": game_id,
+            "source": self.source,
+        }
+        try:
+            reply, _ = self._exchange(request, timeout_s)
+        except ChannelTimeout:
+            self._die()
+            raise AgentInitError(
+                f"loading the agent took longer than its {timeout_s:g} s budget "
+                "(heavy work at import or in __init__?)"
+            ) from None
+        except ChannelClosed:
+            how = self._exit_description()
+            self._die()
+            raise AgentInitError(f"the agent's process ended while loading: {how}") from None
+        except ReplyTooLarge as exc:
+            self._die()
+            raise AgentInitError(f"the agent broke the protocol while loading: {exc}") from None
+        except _BadReply as exc:
+            self._die()
+            raise AgentInitError(f"the agent broke the protocol while loading: {exc}") from None
+        self.load_stdout = self._stdout(reply)
+        if not reply["ok"]:
+            error = _call_error(reply.get("error"))
+            self._die()
+            if error.type == "ProtocolMismatch":
+                raise PlatformError(error.message)
+            if error.type == "LoadError":
+                raise AgentInitError(error.message)
+            raise AgentInitError(
+                f"loading agent.py raised {error.type}: {error.message}", error.traceback
+            )
+        self._freeze()
+
+    def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
+        """Call ``method`` in the sandbox; the clock runs from the write to the reply."""
+        if method not in LIFECYCLE_METHODS:
+            raise ValueError(f"{method!r} is not a lifecycle method")
+        if not self._started or self._closed:
+            raise AgentCrash("the agent was not started or is already closed")
+        if self._dead:
+            raise AgentCrash(f"the agent is no longer running: {self._exit_description()}")
+        request = {"type": "call", "method": method, "payload": dict(payload)}
+        self._thaw()
+        try:
+            reply, elapsed_s = self._exchange(request, timeout_s)
+        except ChannelTimeout as exc:
+            self._die()
+            elapsed = float(exc.args[0]) if exc.args else timeout_s
+            raise AgentTimeout(method, elapsed, timeout_s) from None
+        except ChannelClosed:
+            how = self._exit_description()
+            self._die()
+            raise AgentCrash(f"the agent's process ended during {method}: {how}") from None
+        except (ReplyTooLarge, _BadReply) as exc:
+            self._die()
+            raise AgentCrash(f"the agent broke the protocol during {method}: {exc}") from None
+        stdout = self._stdout(reply)
+        if reply.get("fatal"):
+            error = _call_error(reply.get("error"))
+            self._die()
+            raise AgentCrash(f"{error.message}: the agent ended its own process")
+        self._freeze()
+        if reply["ok"]:
+            return CallResult(
+                ok=True, result=reply.get("result"), stdout=stdout, elapsed_ms=elapsed_s * 1000
+            )
+        return CallResult(
+            ok=False,
+            error=_call_error(reply.get("error")),
+            stdout=stdout,
+            elapsed_ms=elapsed_s * 1000,
+        )
+
+    def close(self) -> None:
+        """Kill the agent if it still runs and free everything; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._dead = True
+        self._release()
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _die(self) -> None:
+        """The agent must not run on: kill it (the container stays until ``close``)."""
+        if not self._dead:
+            self._dead = True
+            self._kill()
+
+    def _exchange(self, request: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float]:
+        """Send one request and read its reply; the clock covers exactly that."""
+        request_id = self._next_id
+        self._next_id += 1
+        data = json.dumps({"id": request_id, **request}, allow_nan=False).encode() + b"\n"
+        started = time.perf_counter()
+        deadline = started + timeout_s
+        try:
+            self._send(data)
+            line = self._read_line(deadline)
+        except ChannelTimeout:
+            raise ChannelTimeout(time.perf_counter() - started) from None
+        elapsed = time.perf_counter() - started
+        if elapsed > timeout_s:
+            raise ChannelTimeout(elapsed)
+        return _parse_reply(line, request_id), elapsed
+
+    def _read_line(self, deadline: float) -> bytes:
+        cap = self.limits.max_reply_bytes
+        searched = 0
+        while True:
+            newline = self._buffer.find(b"\n", searched)
+            if newline >= 0:
+                line = bytes(self._buffer[:newline])
+                del self._buffer[: newline + 1]
+                if len(line) > cap:
+                    raise ReplyTooLarge(f"a reply of {len(line)} bytes, over the {cap} byte limit")
+                return line
+            searched = len(self._buffer)
+            if len(self._buffer) > cap:
+                raise ReplyTooLarge(f"a reply line over the {cap} byte limit")
+            chunk = self._receive(deadline)
+            if not chunk:
+                raise ChannelClosed()
+            self._buffer += chunk
+
+    def _stdout(self, reply: Mapping[str, Any]) -> str:
+        """Re-apply the caps to what the harness says the agent printed (never trust it)."""
+        text = reply.get("stdout", "")
+        if not isinstance(text, str):
+            return ""
+        was_cut = text.endswith(STDOUT_CUT_MARK)
+        if was_cut:
+            text = text[: -len(STDOUT_CUT_MARK)]
+        kept, self._stdout_used = cap_stdout(text, self._stdout_used)
+        if was_cut and not kept.endswith(STDOUT_CUT_MARK):
+            kept += STDOUT_CUT_MARK
+        return kept
+
+
+class _BadReply(Exception):
+    """A line from the harness that is not a valid reply to the request in flight."""
+
+
+def _reject_constant(value: str) -> Any:
+    raise ValueError(f"{value} is not JSON")
+
+
+def _parse_reply(line: bytes, request_id: int) -> dict[str, Any]:
+    """Validate one reply line before anything in it reaches a game."""
+    try:
+        reply = json.loads(line, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise _BadReply(f"a line that is not JSON ({_preview(line)}): {exc}") from None
+    if not isinstance(reply, dict):
+        raise _BadReply(f"a reply that is not an object ({_preview(line)})")
+    if reply.get("id") != request_id or isinstance(reply.get("id"), bool):
+        raise _BadReply(f"a reply with id {reply.get('id')!r} where {request_id} was expected")
+    if not isinstance(reply.get("ok"), bool):
+        raise _BadReply("a reply without a boolean 'ok'")
+    if not reply["ok"] and not isinstance(reply.get("error"), dict):
+        raise _BadReply("a failed reply without an 'error' object")
+    elapsed = reply.get("elapsed_ms", 0)
+    if (
+        not isinstance(elapsed, int | float)
+        or isinstance(elapsed, bool)
+        or not math.isfinite(elapsed)
+    ):
+        raise _BadReply("a reply whose 'elapsed_ms' is not a number")
+    return reply
+
+
+def _preview(line: bytes) -> str:
+    text = line[:80].decode("utf-8", errors="replace")
+    return repr(text) + ("…" if len(line) > 80 else "")
+
+
+def _call_error(raw: Any) -> CallError:
+    """A ``CallError`` from the harness's error object, every field coerced to text."""
+    if not isinstance(raw, dict):
+        return CallError("ProtocolError", "the agent's reply carried no error description")
+
+    def text(key: str, limit: int) -> str:
+        value = raw.get(key, "")
+        return (value if isinstance(value, str) else repr(value))[:limit]
+
+    return CallError(text("type", 200) or "Error", text("message", 4000), text("traceback", 16000))
+
+
+def platform_failure(what: str, exc: BaseException) -> PlatformError:
+    """A ``PlatformError`` for a backend operation that failed, naming the operation."""
+    return PlatformError(f"the sandbox could not {what}: {type(exc).__name__}: {exc}")

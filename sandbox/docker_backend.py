@@ -1,0 +1,356 @@
+"""The ``docker`` backend: one hardened container per agent per match (DESIGN.md §4).
+
+The container runs the harness for the whole match; the controller talks to it over the attach
+socket (stdin in, multiplexed stdout/stderr out). Every limit comes from ``SandboxLimits``:
+no network, read-only root, a ``noexec,nosuid,nodev`` tmpfs at /tmp, uid 65534, no capabilities,
+``no-new-privileges``, the seccomp profile of ``sandbox/seccomp.py``, memory without swap, one
+CPU, a pids limit, nofile/fsize/core ulimits, an init process, private IPC, a capped log, an empty
+environment and labels for cleanup. Between its turns the agent can be frozen (cgroup freezer).
+
+Failures of the engine itself (gone, image missing) raise ``PlatformError`` and never count
+against an agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import struct
+import threading
+import time
+from typing import Any
+
+import docker
+import docker.errors
+import docker.types
+import requests.exceptions
+
+from games.core.errors import PlatformError
+from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
+from sandbox.limits import SandboxLimits
+from sandbox.seccomp import profile_json
+
+#: Every sandbox container carries this label; ``remove_orphans`` selects on it.
+LABEL = "arena.sandbox"
+#: Which worker (host name and pid) created the container.
+OWNER_LABEL = "arena.sandbox.owner"
+#: Unix time after which the container is an orphan whatever its owner says.
+EXPIRES_LABEL = "arena.sandbox.expires"
+
+#: The command the image runs (DESIGN.md §4).
+HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
+
+_ENGINE_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
+
+_client: Any = None
+_client_lock = threading.Lock()
+
+
+def docker_client() -> Any:
+    """The process-wide Docker client (created on first use); ``PlatformError`` without one."""
+    global _client
+    with _client_lock:
+        if _client is None:
+            try:
+                _client = docker.from_env(timeout=60)
+            except _ENGINE_ERRORS as exc:
+                raise PlatformError(
+                    f"no Docker engine answers ({exc}); start Docker, or play with "
+                    "`--sandbox process` (not isolated)"
+                ) from exc
+        return _client
+
+
+def docker_ready(image: str) -> bool:
+    """True when an engine answers and ``image`` exists on it."""
+    try:
+        client = docker_client()
+        client.api.ping()
+        client.api.inspect_image(image)
+    except (PlatformError, *_ENGINE_ERRORS):
+        return False
+    return True
+
+
+def _owner() -> str:
+    import os
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def container_config(limits: SandboxLimits, labels: dict[str, str]) -> dict[str, Any]:
+    """Keyword arguments of ``APIClient.create_container``: every limit, in one place."""
+    client = docker_client()
+    mib = 1024 * 1024
+    host_config = client.api.create_host_config(
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmpfs_size_mb}m,mode=1777"},  # noqa: S108 - the container's own tmpfs
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges:true", f"seccomp={profile_json()}"],
+        mem_limit=limits.mem_limit_mb * mib,
+        memswap_limit=limits.mem_limit_mb * mib,
+        mem_swappiness=0,
+        nano_cpus=int(limits.cpus * 1e9),
+        pids_limit=limits.pids_limit,
+        ulimits=[
+            docker.types.Ulimit(name="nofile", soft=limits.nofile_limit, hard=limits.nofile_limit),
+            docker.types.Ulimit(
+                name="fsize", soft=limits.fsize_limit_mb * mib, hard=limits.fsize_limit_mb * mib
+            ),
+            docker.types.Ulimit(name="core", soft=0, hard=0),
+        ],
+        init=True,
+        ipc_mode="private",
+        shm_size=limits.shm_size_mb * mib,
+        log_config=docker.types.LogConfig(
+            type="json-file", config={"max-size": f"{limits.log_max_size_kb}k", "max-file": "1"}
+        ),
+        # When the host runs short of memory, the kernel should pick an agent, not the worker.
+        oom_score_adj=1000,
+        runtime=limits.runtime,
+    )
+    return {
+        "image": limits.image,
+        "command": HARNESS_COMMAND,
+        "user": limits.user,
+        "working_dir": "/tmp",  # noqa: S108 - the container's own tmpfs
+        "environment": [],
+        "stdin_open": True,
+        "tty": False,
+        "network_disabled": True,
+        "labels": labels,
+        "host_config": host_config,
+    }
+
+
+class DockerAgentHandle(HarnessHandle):
+    """One agent in one hardened container for one match."""
+
+    backend = "docker"
+
+    def __init__(self, source: str, *, name: str, limits: SandboxLimits | None = None) -> None:
+        super().__init__(source, name=name, limits=limits)
+        self._container_id: str | None = None
+        self._response: Any = None
+        self._socket: socket.socket | None = None
+        self._frames = bytearray()
+        self._stderr = bytearray()
+        self._frozen = False
+
+    @property
+    def container_id(self) -> str | None:
+        """The container's id once started (for logs and tests)."""
+        return self._container_id
+
+    # --- launching ----------------------------------------------------------------------------
+
+    def _launch(self) -> None:
+        client = docker_client()
+        labels = {
+            LABEL: "1",
+            OWNER_LABEL: _owner(),
+            EXPIRES_LABEL: str(int(time.time()) + self.limits.max_lifetime_s),
+        }
+        try:
+            created = client.api.create_container(**container_config(self.limits, labels))
+        except docker.errors.ImageNotFound as exc:
+            raise PlatformError(
+                f"the sandbox image {self.limits.image} is missing: run `make image`"
+            ) from exc
+        except _ENGINE_ERRORS as exc:
+            raise platform_failure("create the agent's container", exc) from exc
+        self._container_id = created["Id"]
+        try:
+            # Attach before start so not a byte of output is missed.
+            raw = client.api.attach_socket(
+                self._container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
+            self._response = raw
+            self._socket = raw._sock if hasattr(raw, "_sock") else raw
+            client.api.start(self._container_id)
+        except _ENGINE_ERRORS as exc:
+            self._release()
+            raise platform_failure("start the agent's container", exc) from exc
+
+    # --- the channel --------------------------------------------------------------------------
+
+    def _send(self, data: bytes) -> None:
+        if self._socket is None:
+            raise ChannelClosed()
+        try:
+            self._socket.sendall(data)
+        except OSError:
+            raise ChannelClosed() from None
+
+    def _receive(self, deadline: float) -> bytes:
+        """Demultiplex the attach stream: 8-byte headers (stream, size), stdout frames kept."""
+        while True:
+            payload = self._next_stdout_frame()
+            if payload is not None:
+                return payload
+            chunk = self._read_socket(deadline)
+            if not chunk:
+                return b""
+            self._frames += chunk
+
+    def _next_stdout_frame(self) -> bytes | None:
+        while len(self._frames) >= 8:
+            stream, size = struct.unpack(">BxxxL", self._frames[:8])
+            if len(self._frames) < 8 + size:
+                # A partial frame: hand over what there is of a stdout frame so a reply larger
+                # than the cap is noticed before it is all buffered.
+                if stream == 1 and len(self._frames) > 8:
+                    part = bytes(self._frames[8:])
+                    self._frames = bytearray(self._frames[:8])
+                    self._frames[4:8] = struct.pack(">L", size - len(part))
+                    return part
+                return None
+            payload = bytes(self._frames[8 : 8 + size])
+            del self._frames[: 8 + size]
+            if stream == 1:
+                return payload
+            if len(self._stderr) < 16 * 1024:
+                self._stderr += payload[: 16 * 1024]
+        return None
+
+    def _read_socket(self, deadline: float) -> bytes:
+        sock = self._socket
+        if sock is None:
+            return b""
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        sock.settimeout(remaining)
+        try:
+            return sock.recv(1 << 16)
+        except TimeoutError:
+            raise ChannelTimeout() from None
+        except OSError:
+            return b""
+
+    # --- freezing, killing, cleaning ----------------------------------------------------------
+
+    def _freeze(self) -> None:
+        if not self.limits.freeze_idle or self._frozen or self._container_id is None:
+            return
+        try:
+            docker_client().api.pause(self._container_id)
+        except _ENGINE_ERRORS as exc:
+            raise platform_failure("freeze the idle agent", exc) from exc
+        self._frozen = True
+
+    def _thaw(self) -> None:
+        if not self._frozen or self._container_id is None:
+            return
+        try:
+            docker_client().api.unpause(self._container_id)
+        except _ENGINE_ERRORS as exc:
+            raise platform_failure("unfreeze the agent", exc) from exc
+        self._frozen = False
+
+    def _close_socket(self) -> None:
+        # Closed before any kill: a container flooding a socket nobody reads can hang the kill.
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                self._socket.close()
+            self._socket = None
+        if self._response is not None:
+            with contextlib.suppress(Exception):
+                self._response.close()
+            self._response = None
+
+    def _kill(self) -> None:
+        self._close_socket()
+        if self._container_id is None:
+            return
+        with contextlib.suppress(*_ENGINE_ERRORS):
+            docker_client().api.kill(self._container_id)
+
+    def _exit_description(self) -> str:
+        if self._container_id is None:
+            return "its container never started"
+        api = docker_client().api
+        try:
+            result = api.wait(self._container_id, timeout=5)
+            state = api.inspect_container(self._container_id)["State"]
+        except requests.exceptions.ConnectionError as exc:
+            raise platform_failure("inspect the agent's container", exc) from exc
+        except _ENGINE_ERRORS:
+            return "its container ended (its state could not be read)"
+        code = int(state.get("ExitCode", result.get("StatusCode", -1)))
+        if state.get("OOMKilled"):
+            how = f"it ran out of memory (the limit is {self.limits.mem_limit_mb} MB)"
+        elif code > 128:
+            import signal
+
+            try:
+                name = signal.Signals(code - 128).name
+            except ValueError:
+                name = f"signal {code - 128}"
+            how = f"it was killed by {name}"
+        else:
+            how = f"it exited with code {code}"
+        tail = self._stderr.decode("utf-8", errors="replace").strip()[-2000:]
+        return how + (f"; it wrote: {tail}" if tail else "")
+
+    def _release(self) -> None:
+        self._close_socket()
+        if self._container_id is None:
+            return
+        try:
+            docker_client().api.remove_container(self._container_id, force=True)
+        except docker.errors.NotFound:
+            pass
+        except _ENGINE_ERRORS as exc:
+            # Left for remove_orphans; never lose a match result over cleaning.
+            import logging
+
+            logging.getLogger(__name__).warning(
+                "could not remove container %s: %s", self._container_id, exc
+            )
+        self._container_id = None
+        self._frozen = False
+
+
+def remove_orphan_containers(*, everything: bool = False) -> int:
+    """Remove labelled containers that no live match of a worker uses; return how many.
+
+    An orphan is a container stopped for over a minute, one past its expiry label, or one created
+    by a process of this host that no longer runs. ``everything`` removes every labelled container
+    (for tests and ``make clean``-style sweeps when no worker runs).
+    """
+    import os
+
+    try:
+        client = docker_client()
+        containers = client.api.containers(all=True, filters={"label": LABEL})
+    except (PlatformError, *_ENGINE_ERRORS):
+        return 0
+    host = socket.gethostname()
+    now = time.time()
+    removed = 0
+    for info in containers:
+        labels = info.get("Labels") or {}
+        owner_host, _, owner_pid = str(labels.get(OWNER_LABEL, "")).partition(":")
+        try:
+            expired = float(labels.get(EXPIRES_LABEL, "0")) < now
+        except ValueError:
+            expired = True
+        owner_gone = False
+        if owner_host == host and owner_pid.isdigit():
+            try:
+                os.kill(int(owner_pid), 0)
+            except ProcessLookupError:
+                owner_gone = True
+            except PermissionError:
+                pass
+        # A container another worker has only just created or that just exited is not an orphan.
+        stale = info.get("State") not in ("running", "paused") and now - info.get("Created", 0) > 60
+        if everything or expired or owner_gone or stale:
+            with contextlib.suppress(*_ENGINE_ERRORS):
+                client.api.remove_container(info["Id"], force=True)
+                removed += 1
+    return removed

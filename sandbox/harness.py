@@ -1,0 +1,308 @@
+"""The harness: runs one agent inside the sandbox and answers the controller in JSON lines.
+
+Started as ``python3 -I -u /opt/arena/harness.py`` (docker backend) or the same command in a
+subprocess (process backend). Standard library only: it runs inside the sandbox image, which holds
+Debian's python3 and nothing else.
+
+Before any agent code runs it keeps private duplicates of fd 0 and fd 1 for the protocol, points
+fd 0 at /dev/null and fd 1 and 2 at a pipe it drains itself, so nothing the agent prints (from
+Python or from C) and nothing it reads can touch the channel. What the agent prints is returned
+with each reply, cut at 8 KiB a call and 256 KiB a match, the cut marked.
+
+Protocol (one JSON object a line, both ways; DESIGN.md §4):
+
+* request ``{"id": 0, "type": "load", "protocol": 1, "game": "simple-card", "source": "..."}``:
+  compiles the source as ``agent.py``, checks ``GAME`` and ``on_turn``, instantiates ``Agent``;
+* request ``{"id": n, "type": "call", "method": "on_turn", "payload": {...}}``: calls the method;
+  a missing optional hook answers ``ok`` with ``null``;
+* every reply: ``{"id", "ok", "result" | "error": {"type", "message", "traceback"}, "stdout",
+  "elapsed_ms"}``, plus ``"fatal": true`` when the agent ended its own process (``sys.exit`` in a
+  hook) and the harness exits right after the reply.
+
+A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
+a controller never talks to a stale image without saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import linecache
+import os
+import sys
+import threading
+import time
+import traceback
+import types
+from typing import Any
+
+#: Bumped whenever a message changes shape; checked by the ``load`` request.
+PROTOCOL_VERSION = 1
+
+# These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
+STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
+STDOUT_CAP_PER_MATCH_BYTES = 256 * 1024
+STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a match]\n"
+
+#: Lifecycle methods an agent may implement; any other method name in a request is refused.
+LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
+
+_TRACEBACK_LIMIT = 8
+
+
+class _Capture:
+    """Collects what the agent writes to fd 1 and 2, keeping at most the caps and dropping the rest.
+
+    A thread drains the pipe all the time so that a flood never blocks the agent on a full pipe;
+    bytes past the caps are read and thrown away (on the agent's own CPU time).
+    """
+
+    def __init__(self) -> None:
+        self._read_fd, write_fd = os.pipe()
+        # A private end for our own end-of-call markers: the agent may close or replace fd 1.
+        self._marker_fd = os.dup(write_fd)
+        os.dup2(write_fd, 1)
+        os.dup2(write_fd, 2)
+        os.close(write_fd)
+        self._lock = threading.Condition()
+        self._kept = bytearray()
+        self._cut = False
+        self._match_used = 0
+        self._pending_marker: bytes | None = None
+        self._marker_seen = False
+        self._tail = b""
+        threading.Thread(target=self._drain, name="arena-stdout", daemon=True).start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._read_fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        marker = self._pending_marker
+        if marker is not None:
+            data = self._tail + chunk
+            at = data.find(marker)
+            if at >= 0:
+                self._keep(data[:at])
+                self._tail = b""
+                self._pending_marker = None
+                self._marker_seen = True
+                self._keep(data[at + len(marker) :])
+                self._lock.notify_all()
+                return
+            # Hold back a marker's length in case the marker straddles two reads.
+            cut = max(0, len(data) - len(marker))
+            self._keep(data[:cut])
+            self._tail = data[cut:]
+            return
+        self._keep(chunk)
+
+    def _keep(self, data: bytes) -> None:
+        if not data:
+            return
+        budget = min(
+            STDOUT_CAP_PER_CALL_BYTES - len(self._kept),
+            STDOUT_CAP_PER_MATCH_BYTES - self._match_used - len(self._kept),
+        )
+        if len(data) > budget:
+            self._cut = True
+            data = data[: max(0, budget)]
+        self._kept += data
+
+    def collect(self, wait_s: float = 1.0) -> str:
+        """Everything the agent wrote since the last collect, capped, with the cut marked."""
+        for stream in (sys.stdout, sys.stderr):
+            # The agent may have closed or replaced it; what it wrote before is in the pipe.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                stream.flush()
+        marker = b"\0arena-end-" + os.urandom(8).hex().encode() + b"\0"
+        with self._lock:
+            self._pending_marker = marker
+            self._marker_seen = False
+        try:
+            os.write(self._marker_fd, marker)
+        except OSError:
+            pass
+        else:
+            with self._lock:
+                self._lock.wait_for(lambda: self._marker_seen, timeout=wait_s)
+        with self._lock:
+            if not self._marker_seen:
+                # The drain thread is starved (the agent holds the CPU); keep what arrived.
+                self._keep(self._tail)
+                self._tail = b""
+                self._pending_marker = None
+            kept, cut = bytes(self._kept), self._cut
+            self._match_used += len(kept)
+            self._kept = bytearray()
+            self._cut = False
+        text = kept.decode("utf-8", errors="replace")
+        return text + STDOUT_CUT_MARK if cut else text
+
+
+class Harness:
+    """The protocol loop: read a request, run it, write one reply line."""
+
+    def __init__(self, requests: Any, replies: Any, capture: _Capture) -> None:
+        self.requests = requests
+        self.replies = replies
+        self.capture = capture
+        self.agent: Any = None
+
+    def serve(self) -> int:
+        """Answer requests until the controller closes the channel; return the exit code."""
+        for line in self.requests:
+            try:
+                request = json.loads(line)
+                request_id = request["id"]
+                kind = request["type"]
+            except (ValueError, KeyError, TypeError) as exc:
+                self._write({"id": None, "ok": False, "error": _error("ProtocolError", str(exc))})
+                return 2
+            if kind == "load":
+                reply, fatal = self._load(request)
+            elif kind == "call":
+                reply, fatal = self._call(request)
+            else:
+                reply, fatal = {"ok": False, "error": _error("ProtocolError", kind)}, True
+            reply["id"] = request_id
+            if fatal:
+                reply["fatal"] = True
+            self._write(reply)
+            if fatal:
+                return 3
+        return 0
+
+    def _write(self, reply: dict[str, Any]) -> None:
+        self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
+        self.replies.flush()
+
+    def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        if request.get("protocol") != PROTOCOL_VERSION:
+            message = (
+                f"the controller speaks protocol {request.get('protocol')!r}, this harness "
+                f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
+            )
+            return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
+        started = time.perf_counter()
+        error = None
+        try:
+            self.agent = _instantiate(str(request["source"]), str(request["game"]))
+        except _LoadError as exc:
+            error = _error("LoadError", str(exc))
+        except SystemExit as exc:
+            error = _error("SystemExit", f"the agent called sys.exit({exc.code!r}) while loading")
+        except BaseException as exc:  # the agent's own code failed: tell its owner why
+            error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        reply: dict[str, Any] = {"ok": error is None, "elapsed_ms": elapsed_ms}
+        if error is None:
+            reply["result"] = {"protocol": PROTOCOL_VERSION}
+        else:
+            reply["error"] = error
+        reply["stdout"] = self.capture.collect()
+        return reply, error is not None
+
+    def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        method = request.get("method")
+        if self.agent is None or method not in LIFECYCLE_METHODS:
+            return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
+        started = time.perf_counter()
+        ok, result, error, fatal = True, None, None, False
+        try:
+            hook = getattr(self.agent, str(method), None)
+            raw = None if hook is None else hook(request.get("payload"))
+        except SystemExit as exc:
+            ok, fatal = False, True
+            error = _error("SystemExit", f"{method} called sys.exit({exc.code!r})")
+        except BaseException as exc:  # the agent's exception: the referee decides its cost
+            ok = False
+            error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
+        else:
+            if hook is not None:
+                try:
+                    # Serialised here so a reply JSON cannot carry fails like the in-process one.
+                    json.dumps(raw, allow_nan=False)
+                    result = raw
+                except (TypeError, ValueError, RecursionError) as exc:
+                    ok = False
+                    error = _error("InvalidReply", f"the reply could not be sent as JSON: {exc}")
+        reply: dict[str, Any] = {"ok": ok, "elapsed_ms": (time.perf_counter() - started) * 1000}
+        if ok:
+            reply["result"] = result
+        else:
+            reply["error"] = error
+        reply["stdout"] = self.capture.collect()
+        return reply, fatal
+
+
+class _LoadError(Exception):
+    """The source loaded but is not an agent for this game."""
+
+
+def _instantiate(source: str, game: str) -> Any:
+    module = types.ModuleType("agent")
+    module.__file__ = "agent.py"
+    # Registered so that dataclasses, pickle and typing can find the agent's own classes.
+    sys.modules["agent"] = module
+    # Known to linecache, so tracebacks show the agent's own lines.
+    linecache.cache["agent.py"] = (len(source), None, source.splitlines(True), "agent.py")
+    code = compile(source, "agent.py", "exec")
+    exec(code, module.__dict__)  # noqa: S102 - running the agent is the harness's purpose
+    agent_class = module.__dict__.get("Agent")
+    if not isinstance(agent_class, type):
+        raise _LoadError("agent.py defines no class named Agent")
+    declared = getattr(agent_class, "GAME", game)
+    if declared != game:
+        raise _LoadError(f"Agent.GAME is {declared!r} but this match plays {game!r}")
+    agent = agent_class()
+    if not callable(getattr(agent, "on_turn", None)):
+        raise _LoadError("Agent has no on_turn method")
+    return agent
+
+
+def _traceback(exc: BaseException, limit: int) -> str:
+    """The traceback from the agent's first frame on: the harness's own frames are noise to it."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    try:
+        return "".join(traceback.format_exception(type(exc), exc, tb, limit=limit))
+    except Exception:  # a traceback that cannot be rendered must not lose the reply
+        return ""
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # an exception whose __str__ raises: say so rather than fail the reply
+        return f"<{type(exc).__name__} whose message could not be shown>"
+
+
+def _error(kind: str, message: str, tb: str = "") -> dict[str, str]:
+    return {"type": kind, "message": message, "traceback": tb}
+
+
+def main() -> int:
+    """Move the standard descriptors out of the agent's reach, then serve the controller."""
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    capture = _Capture()
+    # The backends start us with an empty environment; this is the second lock.
+    os.environ.clear()
+    return Harness(requests, replies, capture).serve()
+
+
+if __name__ == "__main__":
+    # os._exit: neither the agent's non-daemon threads nor its atexit hooks may keep us alive.
+    os._exit(main())

@@ -1,0 +1,55 @@
+"""Fixtures for the sandbox tests: the backends, and the agents written as source text."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+
+from sandbox import SANDBOX_IMAGE, SandboxLimits
+from tests.conftest import require_part
+
+
+def docker_available() -> bool:
+    """True when an engine answers and the sandbox image exists."""
+    from sandbox.docker_backend import docker_ready
+
+    return docker_ready(SANDBOX_IMAGE)
+
+
+def require_docker() -> None:
+    """Skip (locally) or fail (in CI) without an engine and the image."""
+    require_part(docker_available(), "needs a Docker engine and the sandbox image (make image)")
+
+
+@pytest.fixture(params=["process", pytest.param("docker", marks=pytest.mark.docker)])
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each test taking ``backend`` runs against both backends."""
+    if request.param == "docker":
+        require_docker()
+    yield request.param
+    if request.param == "docker":
+        from sandbox.docker_backend import LABEL, docker_client
+
+        left = docker_client().api.containers(all=True, filters={"label": LABEL})
+        assert left == [], "a sandbox container was left behind"
+
+
+#: Fast limits for tests: freezing on (the default) so that path is exercised.
+TEST_LIMITS = SandboxLimits()
+
+
+def agent_source(body: str, game: str = "simple-card", header: str = "") -> str:
+    """An agent file: ``header`` at module level, ``body`` inside ``class Agent``."""
+    return (
+        textwrap.dedent(header)
+        + f"\n\nclass Agent:\n    GAME = {game!r}\n\n"
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+
+
+PLAY_HIGHEST = """
+def on_turn(self, state):
+    return {"type": "play_card", "card": max(state["hand"])}
+"""

@@ -1,0 +1,230 @@
+"""The sandbox handles keep the ``AgentHandle`` contract, in both backends."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from games.core import (
+    AgentCrash,
+    AgentHandle,
+    AgentInitError,
+    AgentTimeout,
+    InProcessAgentHandle,
+    play_match,
+)
+from games.core.agent import STDOUT_CAP_PER_CALL_BYTES, STDOUT_CUT_MARK
+from games.simple_card.bots import HighestBot
+from sandbox import create_handle
+from tests.sandbox.conftest import PLAY_HIGHEST, TEST_LIMITS, agent_source
+
+STATE = {"hand": [3, 7], "available_actions": []}
+
+
+def started(backend: str, source: str, game: str = "simple-card") -> AgentHandle:
+    handle = create_handle(source, name="agent", backend=backend, limits=TEST_LIMITS)
+    try:
+        handle.start(game_id=game, timeout_s=10)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def test_a_match_plays_to_the_end(backend: str) -> None:
+    body = PLAY_HIGHEST + "\ndef on_match_start(self, info):\n    print('hello', info['seat'])\n"
+    handle = create_handle(agent_source(body), name="mine", backend=backend, limits=TEST_LIMITS)
+    record = play_match(
+        "simple-card", [handle, InProcessAgentHandle(HighestBot, "highest")], seed=3
+    )
+    assert record.platform_error is None
+    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
+    assert record.turns == 6
+    starts = [e for e in record.log if e["method"] == "on_match_start" and e["seat"] == 0]
+    assert starts[0]["stdout"] == "hello 0\n"
+
+
+def test_call_returns_result_stdout_and_controller_time(backend: str) -> None:
+    body = PLAY_HIGHEST.replace(
+        "return", "print('thinking', file=__import__('sys').stderr)\n    return"
+    )
+    handle = started(backend, agent_source(body))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+        missing = handle.call("on_round_end", {"round": 1}, 2.0)
+    finally:
+        handle.close()
+    assert result.ok and result.result == {"type": "play_card", "card": 7}
+    assert result.stdout == "thinking\n"
+    assert 0 < result.elapsed_ms < 2000
+    assert missing.ok and missing.result is None
+
+
+def test_an_exception_in_a_method_is_a_call_error_with_traceback(backend: str) -> None:
+    handle = started(backend, agent_source("def on_turn(self, state):\n    return 1 / 0\n"))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+        again = handle.call("on_turn", STATE, 2.0)  # the agent lives on
+    finally:
+        handle.close()
+    assert not result.ok and result.error is not None
+    assert result.error.type == "ZeroDivisionError"
+    assert "agent.py" in result.error.traceback and "1 / 0" in result.error.traceback
+    assert not again.ok
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [("{1, 2}", "set"), ("float('nan')", "NaN"), ("(lambda d: d.update(me=d) or d)({})", "cycle")],
+)
+def test_a_reply_json_cannot_carry_fails_like_in_process(
+    backend: str, reply: str, why: str
+) -> None:
+    source = agent_source(f"def on_turn(self, state):\n    return {reply}\n")
+    handle = started(backend, source)
+    local = InProcessAgentHandle.from_source(source)
+    local.start(game_id="simple-card", timeout_s=10)
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+    expected = local.call("on_turn", STATE, 2.0)
+    assert not result.ok and result.error is not None and expected.error is not None
+    assert result.error.type == expected.error.type == "InvalidReply", why
+    assert result.error.message == expected.error.message
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("class Agent:\n    GAME = 'simple-card'\n    def on_turn(self, s)\n", "SyntaxError"),
+        ("class Bot:\n    pass\n", "defines no class named Agent"),
+        (agent_source(PLAY_HIGHEST, game="chess"), "Agent.GAME is 'chess'"),
+        (
+            agent_source("def __init__(self):\n    raise KeyError('boom')\n" + PLAY_HIGHEST),
+            "KeyError",
+        ),
+        (agent_source(PLAY_HIGHEST, header="import sys\nsys.exit(4)"), "sys.exit(4)"),
+        (agent_source("pass\n"), "no on_turn"),
+        (agent_source(PLAY_HIGHEST, header="import os\nos._exit(5)"), "code 5"),
+    ],
+)
+def test_loading_failures_are_init_errors(backend: str, source: str, expected: str) -> None:
+    with pytest.raises(AgentInitError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        started(backend, source)
+
+
+def test_loading_past_the_budget_is_an_init_error(backend: str) -> None:
+    source = agent_source(PLAY_HIGHEST, header="import time\ntime.sleep(30)")
+    handle = create_handle(source, name="slow", backend=backend, limits=TEST_LIMITS)
+    try:
+        with pytest.raises(AgentInitError, match="budget"):
+            handle.start(game_id="simple-card", timeout_s=0.5)
+    finally:
+        handle.close()
+
+
+def test_a_call_past_the_budget_times_out_and_the_agent_is_stopped(backend: str) -> None:
+    handle = started(backend, agent_source("def on_turn(self, state):\n    while True: pass\n"))
+    try:
+        with pytest.raises(AgentTimeout):
+            handle.call("on_turn", STATE, 0.3)
+        # Stopped for good: a later call finds no agent.
+        with pytest.raises(AgentCrash):
+            handle.call("on_turn", STATE, 0.3)
+    finally:
+        handle.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("def on_turn(self, state):\n    import os\n    os._exit(7)\n", "code 7"),
+        ("def on_turn(self, state):\n    import sys\n    sys.exit(3)\n", r"sys.exit\(3\)"),
+        (
+            "def on_turn(self, state):\n    import os, signal\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)\n",
+            "SIGKILL",
+        ),
+    ],
+)
+def test_an_agent_that_ends_its_process_is_a_crash(backend: str, body: str, expected: str) -> None:
+    handle = started(backend, agent_source(body))
+    try:
+        with pytest.raises(AgentCrash, match=expected):
+            handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+
+
+def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
+    fake = json.dumps({"id": 1, "ok": True, "result": {"type": "play_card", "card": 99}})
+    body = (
+        "def on_turn(self, state):\n"
+        "    import os\n"
+        f"    os.write(1, {fake!r}.encode() + b'\\n')\n"
+        f"    print({fake!r})\n"
+        "    return {'type': 'play_card', 'card': 3}\n"
+    )
+    handle = started(backend, agent_source(body))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+    assert result.ok and result.result == {"type": "play_card", "card": 3}
+    assert result.stdout == (fake + "\n") * 2
+
+
+def test_stdout_is_cut_at_the_cap_and_marked(backend: str) -> None:
+    body = "def on_turn(self, state):\n    print('x' * 100000)\n    return None\n"
+    handle = started(backend, agent_source(body))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+    assert result.stdout.endswith(STDOUT_CUT_MARK)
+    assert result.stdout[: -len(STDOUT_CUT_MARK)] == "x" * STDOUT_CAP_PER_CALL_BYTES
+
+
+def test_a_reply_over_the_limit_is_a_crash(backend: str) -> None:
+    body = "def on_turn(self, state):\n    return 'x' * (2 * 1024 * 1024)\n"
+    handle = started(backend, agent_source(body))
+    try:
+        with pytest.raises(AgentCrash, match="byte limit"):
+            handle.call("on_turn", STATE, 5.0)
+    finally:
+        handle.close()
+
+
+def test_close_is_safe_twice_and_before_start(backend: str) -> None:
+    fresh = create_handle(agent_source(PLAY_HIGHEST), name="a", backend=backend)
+    fresh.close()
+    fresh.close()
+    handle = started(backend, agent_source(PLAY_HIGHEST))
+    handle.close()
+    handle.close()
+    with pytest.raises(AgentCrash):
+        handle.call("on_turn", STATE, 1.0)
+
+
+def test_nan_never_reaches_the_game() -> None:
+    # The harness refuses NaN; the controller refuses it too, should a forged line carry one.
+    from sandbox.channel import _BadReply, _parse_reply
+
+    with pytest.raises(_BadReply):
+        _parse_reply(b'{"id": 0, "ok": true, "result": NaN, "elapsed_ms": 1}', 0)
+    assert math.isfinite(_parse_reply(b'{"id": 0, "ok": true, "elapsed_ms": 1}', 0)["elapsed_ms"])
+
+
+def test_a_reply_to_another_request_breaks_the_protocol() -> None:
+    from sandbox.channel import _BadReply, _parse_reply
+
+    with pytest.raises(_BadReply, match="id 3"):
+        _parse_reply(b'{"id": 3, "ok": true}', 4)
+
+
+def test_unknown_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match="process"):
+        create_handle("", name="x", backend="vm")
