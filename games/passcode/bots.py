@@ -16,7 +16,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.passcode.solver import ALL_CODES, History, best_probe, consistent
+from games.passcode.solver import (
+    ALL_CODES,
+    FIRST_PROBE,
+    History,
+    best_probe,
+    consistent,
+    score,
+)
 
 
 def qa_history(state: dict[str, Any]) -> History:
@@ -72,6 +79,14 @@ class StrongBot(RandomBot):
 
     #: P(an opponent like this bot pins the code down at cycle c, given not earlier), cycles 1..7.
     PRIOR_CRACK = (0.0, 0.0, 0.04, 0.35, 0.9, 1.0, 1.0)
+
+    def on_match_start(self, match_info: dict[str, Any]) -> None:
+        """Work out the second probe for every answer to the first while the clock is generous
+        (loading has 10 s, a turn 2 s); the decisions are cached for the whole process."""
+        answers = {score(FIRST_PROBE, code) for code in ALL_CODES}
+        for answer in sorted(answers):
+            if answer != (4, 0):
+                best_probe(((FIRST_PROBE, answer),))
 
     def question(self, state: dict[str, Any], remaining: tuple[str, ...]) -> str:
         """The minimax probe."""
