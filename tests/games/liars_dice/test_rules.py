@@ -209,3 +209,21 @@ def test_the_starter_agent_plays_a_full_match_legally() -> None:
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert not [e for e in record.log if e.get("illegal")]
     assert any(e.get("stdout") for e in record.log if e["seat"] == 0)
+
+
+def test_defaults_are_ten_rounds_of_five_dice_each() -> None:
+    game = _game()
+    assert game.total_rounds == 10 and game.config.dice_per_player == 5
+    record = play_match(
+        "liars-dice",
+        [
+            InProcessAgentHandle(get_game_spec("liars-dice").bots["probability"], "a"),
+            InProcessAgentHandle(get_game_spec("liars-dice").bots["random"], "b"),
+        ],
+        seed=1,
+        settings=MatchSettings(timed=False, keep_stdout=False),
+    )
+    assert record.rounds == 10
+    for entry in record.round_results:
+        points = [r["your_points"] for r in entry["result"].values()]
+        assert sorted(points)[0] == 0 and 1 <= sorted(points)[1] <= 5

@@ -186,3 +186,19 @@ def test_the_starter_agent_plays_a_full_match_legally() -> None:
     assert record.platform_error is None
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert not [e for e in record.log if e.get("illegal")]
+
+
+def test_defaults_are_five_recruits_and_a_season_budget_of_300() -> None:
+    game = _game()
+    view = _view(game, game.players[0])
+    assert game.total_rounds == 5
+    assert view["your_budget"] == view["opponent_budget"] == 300
+    assert view["remaining_values"] == game.values and view["pot"] == game.values[0]
+    assert set(view["recruit"]) == {"name", "position", "priorities", "concerns", "value"}
+    info = game.get_round_info(game.players[0])
+    assert info["round"] == 1 and info["pot"] == game.values[0] and "your_fit" in info
+
+
+def test_unknown_config_keys_are_refused() -> None:
+    with pytest.raises(ValueError, match="extra"):
+        _game(bogus=1)

@@ -190,3 +190,10 @@ def test_the_starter_agent_plays_a_full_match_legally() -> None:
     assert record.platform_error is None
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert not [e for e in record.log if e.get("illegal")]
+
+
+def test_defaults_are_six_crises_with_a_pot_of_100() -> None:
+    game = _game()
+    assert game.total_rounds == 6 and game.config.pot == 100 and game.config.max_threshold == 5
+    view = _view(game, game.players[0])
+    assert view["escalation_level"] == 0 and view["step"] == 1 and view["pot"] == 100

@@ -253,3 +253,11 @@ def test_the_starter_agent_plays_a_full_match_legally() -> None:
     assert record.platform_error is None
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert not [e for e in record.log if e.get("illegal")]
+
+
+def test_defaults_are_five_rounds_of_ten_cycles_with_a_pot_of_100() -> None:
+    game = _game()
+    assert game.total_rounds == 5 and game.config.pot == 100
+    view = _view(game, game.players[0])
+    assert view["cycle_limit"] == 10 and view["cycle"] == 1 and view["pot"] == 100
+    assert view["your_locked_out"] is False and view["opponent_guessed"] is False
