@@ -104,10 +104,11 @@ class ReaderBot(ProbabilityBot):
         self._posterior: list[tuple[tuple[int, ...], float]] = []
 
     def posterior(self, state: dict[str, Any]) -> list[tuple[tuple[int, ...], float]]:
-        """(opponent hand, probability) pairs given the opponent's bids in this bidding.
+        """(counts, probability) pairs over the opponent's possible hands, given its bids in
+        this bidding.
 
-        A hand is summarised by how many of its dice count for each face 2..6 (wild 1s
-        included), which is all the bidding model and the truth of a bid depend on.
+        A hand is summarised by ``counts``: how many of its dice count for each face 2..6 (wild
+        1s included), which is all the bidding model and the truth of a bid depend on.
         """
         n_opp = int(state["opponent_dice_count"])
         n_me = int(state["your_dice_count"])
