@@ -65,6 +65,11 @@ class ProbabilityBot:
     """Binomial odds over the unseen dice, wild 1s included."""
 
     GAME = "liars-dice"
+    #: Challenge only when the standing bid is likelier false than our best raise is true by this
+    #: much: after a raise the opponent must act again and often raises rather than challenges,
+    #: so a raise is safer than its bare truth chance says (0.25 won 28 of 40 matches against the
+    #: starter agent, 0 lost 27 of 40).
+    CHALLENGE_MARGIN = 0.25
 
     def truth_chance(self, state: dict[str, Any], quantity: int, face: int) -> float:
         """P(the bid ``quantity``×``face`` is true), knowing only our own dice."""
@@ -72,7 +77,7 @@ class ProbabilityBot:
         return prob_at_least(quantity - mine, int(state["opponent_dice_count"]))
 
     def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Challenge a bid that is likelier false than our best raise is true; else raise."""
+        """Challenge a bid clearly likelier false than our best raise is true; else raise."""
         raises = _bids(state)
         scored = sorted(
             ((self.truth_chance(state, q, f), q, f) for q, f in raises),
@@ -81,7 +86,7 @@ class ProbabilityBot:
         standing = state["current_bid"]
         if standing is not None:
             doubt = 1 - self.truth_chance(state, standing["quantity"], standing["face"])
-            if not scored or doubt > scored[0][0]:
+            if not scored or doubt > scored[0][0] + self.CHALLENGE_MARGIN:
                 return {"type": "challenge"}
         _, quantity, face = scored[0]
         return {"type": "bid", "quantity": quantity, "face": face}
