@@ -3,7 +3,7 @@
 * ``random``: a uniformly random legal action.
 * ``probability``: treats the opponent's dice as unseen (each counts for a face with chance 1/3,
   the face itself or a wild 1); bids what is most likely true and challenges when the standing
-  bid is more likely false than any raise is true.
+  bid is clearly more likely false than any raise is true.
 * ``reader``: the same, but it also reads the opponent's bids: it weighs every hand the opponent
   could hold by how likely that hand made the bids it made (players tend to bid faces they hold),
   then decides on that posterior.
