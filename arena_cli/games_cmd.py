@@ -52,7 +52,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str, Any]:
-    """Play ``matches`` matches between house bots and summarise them (``arena simulate --json``)."""
+    """Play ``matches`` house-bot matches and summarise them (``arena simulate --json``)."""
     spec = get_game_spec(game_id)
     for bot in bots:
         if bot not in spec.bots:
@@ -95,16 +95,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """``arena simulate``."""
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) != 2:
-        print("arena simulate: --bots takes two names, e.g. --bots always-steal,always-split",
-              file=sys.stderr)
+        print(
+            "arena simulate: --bots takes two names, e.g. --bots always-steal,always-split",
+            file=sys.stderr,
+        )
         return 2
     if args.matches < 1:
         print("arena simulate: --matches must be at least 1", file=sys.stderr)
         return 2
     try:
         out = simulate(args.game, bots, args.seed, args.matches)
-    except (UnknownGameError, KeyError) as exc:
-        print(f"arena simulate: {exc.args[0] if isinstance(exc, KeyError) and not isinstance(exc, UnknownGameError) else exc}", file=sys.stderr)
+    except UnknownGameError as exc:
+        print(f"arena simulate: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"arena simulate: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(out, indent=2))
@@ -114,6 +119,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         scores = " - ".join(f"{s:g}" for s in m["scores"])
         print(f"seed {m['seed']:>5}: {scores:<20} {who}  ({', '.join(m['reasons'])})")
     s = out["summary"]
-    print(f"\n{bots[0]} {s['wins'][0]} wins, {bots[1]} {s['wins'][1]} wins, {s['draws']} draws; "
-          f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}")
+    print(
+        f"\n{bots[0]} {s['wins'][0]} wins, {bots[1]} {s['wins'][1]} wins, {s['draws']} draws; "
+        f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}"
+    )
     return 0

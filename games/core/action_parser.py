@@ -51,7 +51,7 @@ class ActionParser:
             raw_output = found
         if not isinstance(raw_output, Mapping):
             raise ActionParseError(
-                f"on_turn must return a dict like {{\"type\": ...}}, got {type(raw_output).__name__}"
+                f'on_turn must return a dict like {{"type": ...}}, got {type(raw_output).__name__}'
             )
         action = self.normalize(raw_output)
         template = self.find_closest_action(action, valid_actions)
@@ -95,7 +95,7 @@ class ActionParser:
                 f"{action['action_type']!r} must be exactly {json.dumps(expected)} now"
             )
         raise ActionParseError(
-            f"{json.dumps({k: v for k, v in action.items()}, default=str)[:200]} is not one of "
+            f"{json.dumps(action, default=str)[:200]} is not one of "
             f"the {len(same_type)} legal {action['action_type']!r} actions"
         )
 
@@ -135,9 +135,16 @@ class ActionParser:
         return None
 
     def get_random_action(self, valid_actions: list[Action]) -> Action:
-        """A random available action (templates are instantiated at their minimum)."""
+        """A random concrete action: templates with ``min``/``max`` get a random ``amount``,
+        templates with ``max_length`` a short ``text``. Games whose templates need more override
+        this (the conformance check plays with it)."""
         choice = dict(self._rng.choice(valid_actions))
         if "min" in choice and "max" in choice:
             low, high = choice.pop("min"), choice.pop("max")
             choice["amount"] = self._rng.randint(int(low), int(high))
+        if "max_length" in choice:
+            limit = int(choice.pop("max_length"))
+            words = ["deal", "trust", "me", "split", "steal", "maybe", "ok", "no"]
+            text = " ".join(self._rng.choice(words) for _ in range(self._rng.randint(0, 6)))
+            choice["text"] = text[:limit]
         return choice

@@ -94,7 +94,7 @@ class AgentHandle(Protocol):
 
 
 def json_roundtrip(value: Any) -> Any:
-    """Return ``value`` as it would arrive over a JSON channel, or raise ``TypeError``/``ValueError``.
+    """``value`` as it would arrive over a JSON channel; ``TypeError``/``ValueError`` if it can't.
 
     The in-process handle uses this so that a reply a sandboxed agent could not send (a set, NaN,
     a cycle) fails the same way in every backend.
@@ -144,84 +144,6 @@ class InProcessAgentHandle:
 
     @property
     def name(self) -> str:
-        """A display name for logs and results."""
-        ...
-
-    def start(self, *, game_id: str, timeout_s: float) -> None:
-        """Load the agent and instantiate ``Agent``.
-
-        Raises ``AgentInitError`` when it cannot (including a ``GAME`` other than ``game_id`` or
-        taking longer than ``timeout_s``), ``PlatformError`` when the backend itself fails.
-        """
-        ...
-
-    def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
-        """Call one lifecycle method with a JSON payload and wait at most ``timeout_s``.
-
-        Returns the result (or the exception the agent raised, as ``CallError``). Raises
-        ``AgentTimeout`` past the budget and ``AgentCrash`` when the agent is gone or broke the
-        protocol. A missing optional hook is not an error: it returns ``ok`` with ``None``.
-        """
-        ...
-
-    def close(self) -> None:
-        """Stop the agent and free everything it used. Safe to call twice or after a failure."""
-        ...
-
-
-def json_roundtrip(value: Any) -> Any:
-    """Return ``value`` as it would arrive over a JSON channel, or raise ``TypeError``/``ValueError``.
-
-    The in-process handle uses this so that a reply a sandboxed agent could not send (a set, NaN,
-    a cycle) fails the same way in every backend.
-    """
-    return json.loads(json.dumps(value, allow_nan=False))
-
-
-def cap_stdout(text: str, used_bytes: int) -> tuple[str, int]:
-    """Cut one call's captured output to the per-call and per-match caps.
-
-    Returns the text to keep and the match's new running total in bytes.
-    """
-    budget = max(0, min(STDOUT_CAP_PER_CALL_BYTES, STDOUT_CAP_PER_MATCH_BYTES - used_bytes))
-    raw = text.encode("utf-8", errors="replace")
-    if len(raw) <= budget:
-        return text, used_bytes + len(raw)
-    kept = raw[:budget].decode("utf-8", errors="ignore")
-    return kept + STDOUT_CUT_MARK, used_bytes + budget
-
-
-@dataclass
-class InProcessAgentHandle:
-    """Runs a trusted ``Agent`` in this process: house bots, tests, ``arena simulate``.
-
-    Not a sandbox: the agent shares this interpreter. A call that overruns its budget is detected
-    after it returns (trusted code does return), so the referee's timeout path is the same.
-    """
-
-    factory: Callable[[], Any]
-    display_name: str = "agent"
-    agent: Any = field(default=None, init=False)
-    _stdout_used: int = field(default=0, init=False)
-
-    @classmethod
-    def from_source(cls, source: str, name: str = "agent.py") -> InProcessAgentHandle:
-        """A handle that compiles ``source`` as ``agent.py`` when started (trusted code only)."""
-
-        def factory() -> Any:
-            namespace: dict[str, Any] = {"__name__": "agent"}
-            exec(compile(source, "agent.py", "exec"), namespace)  # noqa: S102 - trusted code only
-            agent_class = namespace.get("Agent")
-            if not isinstance(agent_class, type):
-                raise AgentInitError("agent.py defines no class named Agent")
-            return agent_class
-
-        handle = cls(factory=lambda: factory()(), display_name=name)
-        handle._source_factory = factory  # type: ignore[attr-defined]
-        return handle
-
-    @property
-    def name(self) -> str:
         """The display name given at construction."""
         return self.display_name
 
@@ -261,7 +183,10 @@ class InProcessAgentHandle:
             with contextlib.redirect_stdout(buffer):
                 raw = hook(copy.deepcopy(dict(payload)))
         except Exception as exc:  # the agent's own exception: the referee decides what it costs
-            ok, error = False, CallError(type(exc).__name__, str(exc), traceback.format_exc(limit=8))
+            ok, error = (
+                False,
+                CallError(type(exc).__name__, str(exc), traceback.format_exc(limit=8)),
+            )
         else:
             try:
                 result = json_roundtrip(raw)
@@ -273,11 +198,13 @@ class InProcessAgentHandle:
             raise AgentTimeout(method, elapsed, timeout_s)
         stdout, self._stdout_used = cap_stdout(buffer.getvalue(), self._stdout_used)
         return CallResult(
-            ok=ok, result=result if ok else None, error=error, stdout=stdout,
+            ok=ok,
+            result=result if ok else None,
+            error=error,
+            stdout=stdout,
             elapsed_ms=elapsed * 1000,
         )
 
     def close(self) -> None:
         """Drop the agent object."""
         self.agent = None
-

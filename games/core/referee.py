@@ -18,6 +18,7 @@ Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -209,17 +210,34 @@ class _Match:
             if exc is not None:
                 tb = getattr(exc, "traceback", "")
                 self._log(
-                    {"round": 0, "turn": None, "seat": seat, "method": "load",
-                     "elapsed_ms": round(elapsed * 1000, 3),
-                     "error": f"{exc}\n{tb}".rstrip()}
+                    {
+                        "round": 0,
+                        "turn": None,
+                        "seat": seat,
+                        "method": "load",
+                        "elapsed_ms": round(elapsed * 1000, 3),
+                        "error": f"{exc}\n{tb}".rstrip(),
+                    }
                 )
-                failures.append(_Forfeit(seat, Reason.INIT_ERROR, f"the agent failed to load: {exc}"))
+                failures.append(
+                    _Forfeit(seat, Reason.INIT_ERROR, f"the agent failed to load: {exc}")
+                )
                 continue
-            self._log({"round": 0, "turn": None, "seat": seat, "method": "load",
-                       "elapsed_ms": round(elapsed * 1000, 3), "error": None})
+            self._log(
+                {
+                    "round": 0,
+                    "turn": None,
+                    "seat": seat,
+                    "method": "load",
+                    "elapsed_ms": round(elapsed * 1000, 3),
+                    "error": None,
+                }
+            )
             info = self._match_info(seat)
             try:
-                result = self._call(seat, "on_match_start", info, budget_s=max(0.0, budget - elapsed))
+                result = self._call(
+                    seat, "on_match_start", info, budget_s=max(0.0, budget - elapsed)
+                )
             except _Forfeit as forfeit:
                 failures.append(
                     _Forfeit(seat, Reason.INIT_ERROR, f"on_match_start failed: {forfeit.detail}")
@@ -227,8 +245,11 @@ class _Match:
                 continue
             if not result.ok and result.error is not None:
                 failures.append(
-                    _Forfeit(seat, Reason.INIT_ERROR,
-                             f"on_match_start raised {result.error.type}: {result.error.message}")
+                    _Forfeit(
+                        seat,
+                        Reason.INIT_ERROR,
+                        f"on_match_start raised {result.error.type}: {result.error.message}",
+                    )
                 )
         if failures:
             raise _InitFailures(failures)
@@ -241,7 +262,7 @@ class _Match:
             "opponent_name": opponents[0] if len(opponents) == 1 else opponents,
             "total_rounds": self.game.total_rounds,
             "seat": seat,
-            "rules": self.spec.game_class.title,
+            "rules": self.spec.rules_markdown(),
             "config": self.record.config,
             "timed": self.settings.timed,
             "turn_timeout_s": self.settings.turn_timeout_s if self.settings.timed else None,
@@ -308,10 +329,15 @@ class _Match:
         info, _ = self.game.step(fallback)
         self.record.turns += 1
         self._log(
-            {"round": self.round, "turn": self.game.get_public_state().get("turn"), "seat": seat,
-             "method": "referee", "action": agent_action(fallback),
-             "error": f"{len(reasons)} illegal actions in a row: the referee played "
-                      f"{agent_action(fallback)} for this seat"}
+            {
+                "round": self.round,
+                "turn": self.game.get_public_state().get("turn"),
+                "seat": seat,
+                "method": "referee",
+                "action": agent_action(fallback),
+                "error": f"{len(reasons)} illegal actions in a row: the referee played "
+                f"{agent_action(fallback)} for this seat",
+            }
         )
         return info
 
@@ -351,10 +377,9 @@ class _Match:
                 continue
             if s.seat in forfeited and forfeited[s.seat].reason is Reason.INIT_ERROR:
                 continue
-            try:
+            # The result stands whatever on_match_end does; its log entry shows what happened.
+            with contextlib.suppress(_Forfeit):
                 self._hook(s.seat, "on_match_end", self._match_result(s))
-            except _Forfeit:
-                pass  # the result stands; the log entry shows what happened
 
     def _match_result(self, seat_result: SeatResult) -> dict[str, Any]:
         others = [s for s in self.record.seats if s.seat != seat_result.seat]
@@ -362,7 +387,9 @@ class _Match:
             winner = None
         else:
             winner = "you" if self.record.winner == seat_result.seat else "opponent"
-        forfeit = next((s for s in self.record.seats if s.reason not in (Reason.NORMAL, None)), None)
+        forfeit = next(
+            (s for s in self.record.seats if s.reason not in (Reason.NORMAL, None)), None
+        )
         return {
             "winner": winner,
             "your_total": seat_result.score,

@@ -35,7 +35,7 @@ class SimpleCardGame(Game):
         }
         self.round = 1
         self.pending: dict[str, int] = {}  # cards played this round, hidden until both played
-        self.scores = {p: 0 for p in self.players}
+        self.scores = dict.fromkeys(self.players, 0)
         self.played: list[dict[str, Any]] = []  # finished rounds, both cards shown
 
     @property

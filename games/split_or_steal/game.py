@@ -1,0 +1,179 @@
+"""Split or Steal (Golden Balls): talk, then choose at once to split or steal the pot.
+
+Each round: a ``negotiate`` phase of ``messages_per_round`` alternating messages (seat 0 speaks
+first in round 1, then the first speaker alternates), then a ``commit`` phase in which both choose
+``split`` or ``steal`` at once (the first speaker commits first; the other never sees that choice).
+split/split share the pot, steal/split gives it all to the stealer, steal/steal gives nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Action, Game, IllegalActionError
+from games.split_or_steal.config import SplitOrStealConfig
+
+CHOICES = ("split", "steal")
+
+
+class SplitOrStealGame(Game):
+    """Five rounds of cheap talk and a simultaneous split/steal choice."""
+
+    game_type = "split-or-steal"
+    title = "Split or Steal"
+    version = 1
+    config_class = SplitOrStealConfig
+    simultaneous_phases = frozenset({"commit"})
+    config: SplitOrStealConfig
+
+    def reset(self, seed: int) -> None:
+        """No randomness in the rules; the seed is kept for the record."""
+        self.rng.seed(seed)
+        self.round = 1
+        self.scores = dict.fromkeys(self.players, 0)
+        self.history: list[dict[str, Any]] = []  # finished rounds: choices and points per player
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.messages: list[dict[str, str]] = []
+        self.commits: dict[str, str] = {}
+
+    @property
+    def total_rounds(self) -> int:
+        """``config.rounds``."""
+        return self.config.rounds
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.config.rounds)
+
+    def _speakers(self) -> list[str]:
+        first = (self.round - 1) % 2
+        return [self.players[first], self.players[1 - first]]
+
+    @property
+    def phase(self) -> str:
+        """``negotiate``, ``commit`` or ``over``."""
+        if self.round > self.config.rounds:
+            return "over"
+        return "negotiate" if len(self.messages) < self.config.messages_per_round else "commit"
+
+    def get_current_player(self) -> str:
+        """Speakers alternate in ``negotiate``; in ``commit`` the first speaker chooses first."""
+        phase = self.phase
+        if phase == "over":
+            return ""
+        speakers = self._speakers()
+        if phase == "negotiate":
+            return speakers[len(self.messages) % 2]
+        return next(p for p in speakers if p not in self.commits)
+
+    def get_public_state(self) -> dict[str, Any]:
+        """Phase, round, turn, pot, scores, this round's messages, finished rounds."""
+        return {
+            "phase": self.phase,
+            "round": self.get_round(),
+            "turn": len(self.messages) + len(self.commits) + 1,
+            "pot": self.config.pot,
+            "scores": dict(self.scores),
+            "messages": [dict(m) for m in self.messages],
+            "first_speaker": self._speakers()[0] if self.phase != "over" else None,
+            "rounds": [dict(r) for r in self.history],
+        }
+
+    def get_private_state(self, player_id: str) -> dict[str, Any]:
+        """The round history from ``player_id``'s side (and their own choice while pending)."""
+        opponent = self.opponent_of(player_id)
+        history = [
+            {
+                "round": r["round"],
+                "your_choice": r["choices"][player_id],
+                "opponent_choice": r["choices"][opponent],
+                "your_points": r["points"][player_id],
+                "opponent_points": r["points"][opponent],
+            }
+            for r in self.history
+        ]
+        private: dict[str, Any] = {"player_id": player_id, "history": history}
+        if player_id in self.commits:
+            private["your_pending_choice"] = self.commits[player_id]
+        return private
+
+    def get_available_actions(self) -> list[Action]:
+        """A message template while negotiating, the two choices while committing."""
+        phase = self.phase
+        if phase == "negotiate":
+            return [{"action_type": "message", "max_length": self.config.max_message_chars}]
+        if phase == "commit":
+            return [{"action_type": "commit", "choice": c} for c in CHOICES]
+        return []
+
+    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
+        """Apply a message or a commitment."""
+        player = self.get_current_player()
+        phase = self.phase
+        kind = action.get("action_type")
+        if phase == "over":
+            raise IllegalActionError("the match is over")
+        info: dict[str, Any] = {"player": player, "action": dict(action)}
+        if phase == "negotiate":
+            if kind != "message":
+                raise IllegalActionError(
+                    f'it is the negotiate phase: send {{"type": "message", "text": ...}} '
+                    f"({len(self.messages)} of {self.config.messages_per_round} messages sent)"
+                )
+            text = action.get("text")
+            if not isinstance(text, str):
+                raise IllegalActionError("a message needs a text string")
+            if len(text) > self.config.max_message_chars:
+                raise IllegalActionError(
+                    f"the message has {len(text)} characters; the limit is "
+                    f"{self.config.max_message_chars}"
+                )
+            self.messages.append({"sender": player, "text": text})
+            return info, False
+        if kind != "commit":
+            raise IllegalActionError(
+                'it is the commit phase: send {"type": "commit", "choice": "split" or "steal"}'
+            )
+        choice = action.get("choice")
+        if choice not in CHOICES:
+            raise IllegalActionError(f"choice must be 'split' or 'steal', not {choice!r}")
+        self.commits[player] = choice
+        if len(self.commits) == len(self.players):
+            info["round_result"] = self._settle()
+        return info, self.is_over()
+
+    def _settle(self) -> dict[str, dict[str, Any]]:
+        a, b = self.players
+        pot = self.config.pot
+        ca, cb = self.commits[a], self.commits[b]
+        if ca == cb == "split":
+            points = {a: pot // 2, b: pot - pot // 2}
+        elif ca == cb == "steal":
+            points = {a: 0, b: 0}
+        else:
+            stealer = a if ca == "steal" else b
+            points = {stealer: pot, self.opponent_of(stealer): 0}
+        for p in self.players:
+            self.scores[p] += points[p]
+        self.history.append(
+            {"round": self.round, "choices": dict(self.commits), "points": dict(points)}
+        )
+        result = {
+            p: {
+                "round": self.round,
+                "your_choice": self.commits[p],
+                "opponent_choice": self.commits[self.opponent_of(p)],
+                "your_points": points[p],
+                "opponent_points": points[self.opponent_of(p)],
+            }
+            for p in self.players
+        }
+        self.round += 1
+        self._start_round()
+        return result
+
+    def get_scores(self) -> dict[str, float]:
+        """Points won so far."""
+        return {p: float(s) for p, s in self.scores.items()}

@@ -1,0 +1,192 @@
+"""The referee's outcome paths (DESIGN.md §3), each as a user would see it in the record."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from games.core import (
+    AgentCrash,
+    InProcessAgentHandle,
+    MatchRecord,
+    MatchSettings,
+    PlatformError,
+    play_match,
+)
+from games.simple_card.bots import HighestBot, LowestBot
+
+
+def handle(cls: type, name: str | None = None) -> InProcessAgentHandle:
+    return InProcessAgentHandle(cls, name or cls.__name__)
+
+
+def seat0(record: MatchRecord):
+    return record.seats[0]
+
+
+class Illegal:
+    GAME = "simple-card"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "play_card", "card": 999}
+
+
+class RaisesOnce:
+    GAME = "simple-card"
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(state)
+        if len(self.calls) == 1:
+            raise RuntimeError("boom")
+        print("recovered with", state.get("attempt"))
+        return {"type": "play_card", "card": state["hand"][0]}
+
+
+class Sleepy:
+    GAME = "simple-card"
+    delay_s = 0.3
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(self.delay_s)
+        return {"type": "play_card", "card": state["hand"][0]}
+
+
+class BadInit:
+    GAME = "simple-card"
+
+    def __init__(self) -> None:
+        raise ValueError("cannot start")
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:  # pragma: no cover
+        return {}
+
+
+class WrongGame(HighestBot):
+    GAME = "chess"
+
+
+class RoundEndRaises(HighestBot):
+    def on_round_end(self, result: dict[str, Any]) -> None:
+        raise KeyError("oops")
+
+
+class Crashing(InProcessAgentHandle):
+    def call(self, method: str, payload: Any, timeout_s: float) -> Any:
+        if method == "on_turn":
+            raise AgentCrash("the process exited with code 137 (out of memory)")
+        return super().call(method, payload, timeout_s)
+
+
+class PlatformDown(InProcessAgentHandle):
+    def start(self, *, game_id: str, timeout_s: float) -> None:
+        raise PlatformError("the Docker engine does not answer")
+
+
+def test_normal_match_is_plain_json_with_outcomes() -> None:
+    record = play_match("simple-card", [handle(HighestBot), handle(LowestBot)], seed=4)
+    data = json.loads(json.dumps(record.to_dict(), allow_nan=False))
+    assert {s["reason"] for s in data["seats"]} == {"normal"}
+    outcomes = sorted(s["outcome"] for s in data["seats"])
+    assert outcomes in (["loss", "win"], ["draw", "draw"])
+    assert data["rounds"] == 3 and data["turns"] == 6
+    methods = [e["method"] for e in data["log"]]
+    assert methods.count("on_turn") == 6
+    assert methods.count("on_round_start") == 6 and methods.count("on_round_end") == 6
+    assert methods[-2:] == ["on_match_end", "on_match_end"]
+    assert MatchRecord.from_dict(data).to_dict() == data
+
+
+def test_four_illegal_actions_forfeit_and_the_log_keeps_four_reasons() -> None:
+    record = play_match("simple-card", [handle(Illegal), handle(HighestBot)], seed=1)
+    s0, s1 = record.seats
+    assert (s0.outcome, s0.reason) == ("loss", "illegal")
+    assert (s1.outcome, s1.reason) == ("win", "normal")
+    refused = [e for e in record.log if e["method"] == "on_turn" and e["seat"] == 0]
+    assert len(refused) == 4
+    assert all("play_card" in e["illegal"] for e in refused)
+    assert [e["payload"].get("attempt") for e in refused] == [None, 1, 2, 3]
+    assert refused[1]["payload"]["error"] == refused[0]["illegal"]
+    assert "4 illegal actions in a row" in s0.detail
+    assert record.winner == 1
+
+
+def test_an_exception_then_a_legal_move_finishes_normally() -> None:
+    agent = RaisesOnce()
+    record = play_match(
+        "simple-card", [InProcessAgentHandle(lambda: agent, "raiser"), handle(LowestBot)], seed=2
+    )
+    assert seat0(record).reason == "normal"
+    retry = agent.calls[1]
+    assert retry["attempt"] == 1
+    assert "RuntimeError: boom" in retry["error"] and "Traceback" in retry["error"]
+    printed = [e["stdout"] for e in record.log if e["seat"] == 0 and e["method"] == "on_turn"]
+    assert "recovered with 1\n" in printed
+
+
+def test_a_timeout_forfeits() -> None:
+    settings = MatchSettings(turn_timeout_s=0.1)
+    record = play_match("simple-card", [handle(Sleepy), handle(HighestBot)], settings=settings)
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
+    assert "0.1 s" in seat0(record).detail
+
+
+def test_the_time_bank_absorbs_overruns_and_untimed_matches_wait() -> None:
+    banked = MatchSettings(turn_timeout_s=0.1, time_bank_s=5.0)
+    record = play_match("simple-card", [handle(Sleepy), handle(HighestBot)], settings=banked)
+    assert seat0(record).reason == "normal"
+    untimed = MatchSettings(timed=False, turn_timeout_s=0.1)
+    record = play_match("simple-card", [handle(Sleepy), handle(HighestBot)], settings=untimed)
+    assert seat0(record).reason == "normal"
+
+
+def test_a_crash_forfeits() -> None:
+    record = play_match("simple-card", [Crashing(HighestBot, "c"), handle(LowestBot)])
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "crash")
+    assert "out of memory" in seat0(record).detail
+
+
+def test_init_errors_forfeit_before_any_turn() -> None:
+    record = play_match("simple-card", [handle(BadInit), handle(LowestBot)])
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "init_error")
+    assert "cannot start" in seat0(record).detail
+    assert record.turns == 0
+    record = play_match("simple-card", [handle(WrongGame), handle(BadInit)])
+    assert [s.reason for s in record.seats] == ["init_error", "init_error"]
+    assert "'chess'" in seat0(record).detail
+    assert record.winner is None
+
+
+def test_an_exception_in_another_hook_is_logged_not_punished() -> None:
+    record = play_match("simple-card", [handle(RoundEndRaises), handle(LowestBot)], seed=3)
+    assert seat0(record).reason == "normal"
+    errors = [e["error"] for e in record.log if e["method"] == "on_round_end" and e["seat"] == 0]
+    assert errors and all("KeyError" in e for e in errors)
+
+
+def test_platform_errors_are_not_charged_to_agents() -> None:
+    record = play_match("simple-card", [PlatformDown(HighestBot, "x"), handle(LowestBot)])
+    assert record.platform_error == "the Docker engine does not answer"
+    assert [s.outcome for s in record.seats] == [None, None]
+
+
+def test_the_same_seed_replays_the_same_match() -> None:
+    def strip(record: MatchRecord) -> list[Any]:
+        return [(e["method"], e.get("payload"), e.get("action")) for e in record.log]
+
+    a = play_match("split-or-steal", [handle(HighestBot), handle(LowestBot)], seed=9)
+    assert a.seats[0].reason == "init_error"  # a simple-card bot cannot sit at split-or-steal
+    from games.split_or_steal.bots import BOTS
+
+    runs = [
+        play_match(
+            "split-or-steal",
+            [handle(BOTS["message-reader"]), handle(BOTS["tit-for-tat"])],
+            seed=9,
+        )
+        for _ in range(2)
+    ]
+    assert strip(runs[0]) == strip(runs[1])

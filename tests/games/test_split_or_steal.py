@@ -1,0 +1,108 @@
+"""Split-or-steal: conformance, every payoff cell, the negotiation's order and its limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena_cli.games_cmd import simulate
+from games.core import ActionParseError, ArenaConfig, IllegalActionError, create_game, get_game_spec
+from games.core.conformance import check_game
+
+
+def test_conformance() -> None:
+    check_game("split-or-steal", seeds=range(20))
+
+
+def _game():
+    return create_game(ArenaConfig.for_seats("split-or-steal", ["a", "b"], 0))
+
+
+def _talk(game, n: int = 4) -> None:
+    for _ in range(n):
+        game.step({"action_type": "message", "text": "hi"})
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "points"),
+    [
+        ("split", "split", (50, 50)),
+        ("steal", "split", (100, 0)),
+        ("split", "steal", (0, 100)),
+        ("steal", "steal", (0, 0)),
+    ],
+)
+def test_payoffs(first: str, second: str, points: tuple[int, int]) -> None:
+    game = _game()
+    p0, p1 = game.players
+    _talk(game)
+    assert game.get_current_player() == p0
+    game.step({"action_type": "commit", "choice": first})
+    info, _ = game.step({"action_type": "commit", "choice": second})
+    result = info["round_result"]
+    assert (result[p0]["your_points"], result[p1]["your_points"]) == points
+    assert result[p1]["opponent_choice"] == first
+    assert game.get_scores() == {p0: points[0], p1: points[1]}
+
+
+def test_speakers_alternate_and_the_first_speaker_alternates_by_round() -> None:
+    game = _game()
+    p0, p1 = game.players
+    order = []
+    for _ in range(4):
+        order.append(game.get_current_player())
+        game.step({"action_type": "message", "text": "x"})
+    assert order == [p0, p1, p0, p1]
+    game.step({"action_type": "commit", "choice": "split"})
+    game.step({"action_type": "commit", "choice": "split"})
+    assert game.get_round() == 2
+    assert game.get_current_player() == p1
+
+
+def test_phase_rules_are_explained() -> None:
+    game = _game()
+    with pytest.raises(IllegalActionError, match="negotiate phase"):
+        game.step({"action_type": "commit", "choice": "split"})
+    _talk(game)
+    with pytest.raises(IllegalActionError, match="commit phase"):
+        game.step({"action_type": "message", "text": "wait"})
+
+
+def test_message_cap_and_choice_checked_by_the_parser() -> None:
+    spec = get_game_spec("split-or-steal")
+    parser = spec.action_parser_class(fallback_to_random=False)
+    game = _game()
+    valid = game.get_available_actions()
+    with pytest.raises(ActionParseError, match="281 characters; the limit is 280"):
+        parser.parse({"type": "message", "text": "x" * 281}, valid)
+    _talk(game)
+    valid = game.get_available_actions()
+    assert parser.parse({"type": "commit", "choice": " Steal "}, valid)["choice"] == "steal"
+    with pytest.raises(ActionParseError, match='"split" or "steal"'):
+        parser.parse({"type": "commit", "choice": "share"}, valid)
+
+
+def test_round_state_is_seed_002_shaped() -> None:
+    spec = get_game_spec("split-or-steal")
+    game = _game()
+    p0, p1 = game.players
+    _talk(game, 1)
+    state = spec.state_adapter_class().to_round_state(
+        game.get_public_state(), game.get_private_state(p1), p1, game.get_available_actions()
+    )
+    assert state["phase"] == "negotiate"
+    assert (state["round"], state["turn"], state["pot"]) == (1, 2, 100)
+    assert state["messages"] == [{"sender": "opponent", "text": "hi"}]
+    assert state["first_speaker"] == "opponent"
+    assert state["available_actions"] == [{"type": "message", "max_length": 280}]
+
+
+def test_always_steal_beats_always_split_500_to_0() -> None:
+    out = simulate("split-or-steal", ["always-steal", "always-split"], seed=0, matches=10)
+    assert out["summary"]["wins"] == [10, 0]
+    assert all(m["scores"] == [500.0, 0.0] for m in out["matches"])
+
+
+def test_message_reader_beats_the_cooperators() -> None:
+    for other in ("tit-for-tat", "grudger", "always-split"):
+        out = simulate("split-or-steal", ["message-reader", other], seed=0, matches=2)
+        assert out["summary"]["wins"] == [2, 0], other
