@@ -183,11 +183,17 @@ class DockerAgentHandle(HarnessHandle):
 
     # --- the channel --------------------------------------------------------------------------
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, deadline: float) -> None:
         if self._socket is None:
             raise ChannelClosed()
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        self._socket.settimeout(remaining)
         try:
             self._socket.sendall(data)
+        except TimeoutError:
+            raise ChannelTimeout() from None
         except OSError:
             raise ChannelClosed() from None
 
@@ -328,6 +334,13 @@ class DockerAgentHandle(HarnessHandle):
             logger.warning("could not remove container %s: %s", self._container_id, exc)
         self._container_id = None
         self._frozen = False
+
+
+def own_containers() -> list[dict[str, Any]]:
+    """The sandbox containers this process created and has not removed (for leak checks)."""
+    api = docker_client().api
+    filters = {"label": [f"{LABEL}=1", f"{OWNER_LABEL}={_owner()}"]}
+    return list(api.containers(all=True, filters=filters))
 
 
 def remove_orphan_containers(*, everything: bool = False) -> int:

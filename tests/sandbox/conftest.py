@@ -30,10 +30,9 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         require_docker()
     yield request.param
     if request.param == "docker":
-        from sandbox.docker_backend import LABEL, docker_client
+        from sandbox.docker_backend import own_containers
 
-        left = docker_client().api.containers(all=True, filters={"label": LABEL})
-        assert left == [], "a sandbox container was left behind"
+        assert own_containers() == [], "a sandbox container was left behind"
 
 
 #: Fast limits for tests: freezing on (the default) so that path is exercised.

@@ -109,9 +109,9 @@ def docker_results() -> dict[str, Any]:
         fds_after = _open_fds()
     finally:
         os.environ.pop("ARENA_HOSTILE_SECRET", None)
-    from sandbox.docker_backend import LABEL, docker_client
+    from sandbox.docker_backend import own_containers
 
-    left = docker_client().api.containers(all=True, filters={"label": LABEL})
+    left = own_containers()
     return {"records": records, "fds": (fds_before, fds_after), "left": left}
 
 
