@@ -175,6 +175,17 @@ def _printer(names: list[str]) -> Any:
     return show
 
 
+def _why_not_docker() -> str:
+    """Why ``detect_backend`` chose the process backend, in words a participant can act on."""
+    from sandbox.docker_backend import docker_client
+
+    try:
+        docker_client().api.ping()
+    except Exception:  # any failure means the same to a person: no engine to use
+        return "no Docker engine answers"
+    return "the sandbox image is missing: run `make image` to play in Docker"
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """``arena play``."""
     try:
@@ -187,8 +198,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"{game_id}: {names[0]} vs {names[1]}, seed {args.seed}, sandbox {backend}")
     if backend == "process":
+        why = "" if args.sandbox else f" ({_why_not_docker()})"
         print(
-            "arena play: WARNING: the process sandbox does NOT isolate agents; they run as you.",
+            "arena play: WARNING: the process sandbox does NOT isolate agents; they run as you"
+            + why,
             file=sys.stderr,
         )
     with warnings.catch_warnings():

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker.constants import DEFAULT_MAX_POOL_SIZE
 
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle
@@ -151,15 +152,26 @@ def test_the_worker_is_unharmed_and_nothing_is_left(docker_results: dict[str, An
     require_docker()
     assert docker_results["left"] == [], "sandbox containers were left behind"
     before, after = docker_results["fds"]
-    # A leak per match would show as dozens of descriptors (41 matches, 82 containers).
-    assert after - before < 5, f"the worker leaked descriptors: {before} -> {after}"
+    # The client's connection pool may still grow to its cap; a leak of one descriptor per
+    # container would show as 80 and more (41 matches, two containers each).
+    assert after - before <= DEFAULT_MAX_POOL_SIZE, f"descriptors leaked: {before} -> {after}"
 
 
 PROCESS_FILES = [n for n in FILES if expectation(n, "process") is not None]
 
 
+@pytest.fixture(scope="module")
+def process_results() -> dict[str, MatchRecord]:
+    """The process-backend subset, a few at a time like the docker one."""
+    with ThreadPoolExecutor(max_workers=CONCURRENT_MATCHES) as pool:
+        records = pool.map(lambda n: play(n, "process"), PROCESS_FILES)
+        return dict(zip(PROCESS_FILES, records, strict=True))
+
+
 @pytest.mark.parametrize("name", PROCESS_FILES)
-def test_hostile_agent_in_the_process_backend(name: str) -> None:
+def test_hostile_agent_in_the_process_backend(
+    name: str, process_results: dict[str, MatchRecord]
+) -> None:
     expect = expectation(name, "process")
     assert expect is not None
-    check(play(name, "process"), expect, name)
+    check(process_results[name], expect, name)
