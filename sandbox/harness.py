@@ -182,6 +182,9 @@ class Harness:
         return 0
 
     def _write(self, reply: dict[str, Any]) -> None:
+        # Every reply has every field, the early refusals included.
+        reply.setdefault("stdout", "")
+        reply.setdefault("elapsed_ms", 0.0)
         self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
         self.replies.flush()
 
