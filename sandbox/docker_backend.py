@@ -254,10 +254,15 @@ class DockerAgentHandle(HarnessHandle):
                 api.pause(self._container_id)
             except docker.errors.APIError as exc:
                 # runc gives up ("unable to freeze") when the container's tasks cannot reach the
-                # freezer in time: a CPU-starved host or a process storm. Try again; if it keeps
-                # failing, let this one wait unfrozen rather than charge anyone for it.
-                if "freeze" not in str(exc):
+                # freezer in time: a CPU-starved host or a process storm; and a failed attempt
+                # can still leave the container paused. Believe the container's state, try
+                # again, and if it keeps failing let this one wait unfrozen rather than charge
+                # anyone for it.
+                if "freeze" not in str(exc) and "paused" not in str(exc):
                     raise platform_failure("freeze the idle agent", exc) from exc
+                if self._is_paused():
+                    self._frozen = True
+                    return
                 time.sleep(0.02 * (attempt + 1))
             except _ENGINE_ERRORS as exc:
                 raise platform_failure("freeze the idle agent", exc) from exc
@@ -268,13 +273,24 @@ class DockerAgentHandle(HarnessHandle):
         logger.warning("could not freeze container %s; it waits unfrozen", self._container_id)
 
     def _thaw(self) -> None:
-        if not self._frozen or self._container_id is None:
+        if self._container_id is None or not (self._frozen or self.freeze_failures):
             return
         try:
             docker_client().api.unpause(self._container_id)
+        except docker.errors.APIError as exc:
+            # "is not paused": already running, which is all we want (a failed freeze).
+            if "not paused" not in str(exc):
+                raise platform_failure("unfreeze the agent", exc) from exc
         except _ENGINE_ERRORS as exc:
             raise platform_failure("unfreeze the agent", exc) from exc
         self._frozen = False
+
+    def _is_paused(self) -> bool:
+        try:
+            state = docker_client().api.inspect_container(self._container_id)["State"]
+        except _ENGINE_ERRORS as exc:
+            raise platform_failure("read the agent's container state", exc) from exc
+        return bool(state.get("Paused"))
 
     def _close_socket(self) -> None:
         # Closed before any kill: a container flooding a socket nobody reads can hang the kill.
