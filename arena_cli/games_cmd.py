@@ -88,7 +88,23 @@ def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str
         "draws": draws,
         "mean_scores": [round(t / max(matches, 1), 3) for t in totals],
     }
+    bb = _bb_per_100(results)
+    if bb is not None:
+        summary["bb_per_100"] = bb
     return {"game": game_id, "bots": bots, "matches": results, "summary": summary}
+
+
+def _bb_per_100(results: list[dict[str, Any]]) -> list[float] | None:
+    """Poker's BB/100 per seat over all matches, weighted by hands; ``None`` for other games."""
+    stats = [m.get("stats", {}) for m in results]
+    if not stats or not all("bb_per_100" in s and "hands_played" in s for s in stats):
+        return None
+    hands = sum(s["hands_played"] for s in stats)
+    seats = len(stats[0]["bb_per_100"])
+    return [
+        round(sum(s["bb_per_100"][i] * s["hands_played"] for s in stats) / max(hands, 1), 2)
+        for i in range(seats)
+    ]
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -123,4 +139,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"\n{bots[0]} {s['wins'][0]} wins, {bots[1]} {s['wins'][1]} wins, {s['draws']} draws; "
         f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}"
     )
+    if "bb_per_100" in s:
+        print(f"BB/100: {bots[0]} {s['bb_per_100'][0]:+g}, {bots[1]} {s['bb_per_100'][1]:+g}")
     return 0

@@ -106,3 +106,15 @@ def test_message_reader_beats_the_cooperators() -> None:
     for other in ("tit-for-tat", "grudger", "always-split"):
         out = simulate("split-or-steal", ["message-reader", other], seed=0, matches=2)
         assert out["summary"]["wins"] == [2, 0], other
+
+
+def test_simulate_reports_bb_per_100_only_for_poker() -> None:
+    from arena_cli.games_cmd import _bb_per_100
+
+    stats = [
+        {"stats": {"bb_per_100": [100.0, -100.0], "hands_played": 100}},
+        {"stats": {"bb_per_100": [-50.0, 50.0], "hands_played": 300}},
+    ]
+    assert _bb_per_100(stats) == [-12.5, 12.5]
+    out = simulate("split-or-steal", ["always-steal", "always-split"], seed=0, matches=1)
+    assert "bb_per_100" not in out["summary"]

@@ -1,0 +1,62 @@
+"""The poker starter agent runs unchanged (standard library only) and the house bots are sound."""
+
+from __future__ import annotations
+
+import ast
+import random
+
+from games.core import InProcessAgentHandle, MatchSettings, get_game_spec, play_match
+from games.poker.bots import BOTS, HandStrengthBot, equity
+
+# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
+UNTIMED = MatchSettings(timed=False)
+
+
+def test_starter_agent_imports_only_the_standard_library() -> None:
+    tree = ast.parse(get_game_spec("poker").starter_source())
+    imported = {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    } | {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert imported <= {"typing", "random"}
+
+
+def test_starter_agent_plays_a_match_without_an_invalid_bet() -> None:
+    starter = InProcessAgentHandle.from_source(get_game_spec("poker").starter_source(), "starter")
+    record = play_match(
+        "poker",
+        [starter, InProcessAgentHandle(BOTS["raise-happy"], "raise-happy")],
+        seed=3,
+        settings=UNTIMED,
+        config={"hands": 20},
+    )
+    assert record.platform_error is None and record.rounds == 20
+    assert not [e for e in record.log if e.get("illegal")]
+
+
+def test_equity_estimates_are_sensible() -> None:
+    rng = random.Random(0)
+    assert equity(["As", "Ah"], [], 400, rng) > 0.8
+    assert equity(["7c", "2d"], [], 400, rng) < 0.4
+    assert equity(["As", "Ks"], ["Qs", "Js", "Ts"], 50, rng) == 1.0  # a made royal flush
+
+
+def test_hand_strength_bot_folds_trash_to_a_big_bet_and_raises_the_nuts() -> None:
+    bot = HandStrengthBot()
+    base = {
+        "board": ["Kd", "9c", "4h"],
+        "pot": 20_200,
+        "to_call": 10_000,
+        "opponent_bet": 10_000,
+        "min_raise_to": 19_900,
+        "max_raise_to": 19_900,
+        "available_actions": [{"type": "fold"}, {"type": "call"}, {"type": "raise"}],
+    }
+    assert bot.on_turn({**base, "your_cards": ["7c", "2d"]}) == {"type": "fold"}
+    assert bot.on_turn({**base, "your_cards": ["Kh", "Ks"]}) == {"type": "raise", "amount": 19_900}
