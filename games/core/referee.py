@@ -133,8 +133,14 @@ class _Match:
         payload: Mapping[str, Any],
         budget_s: float | None = None,
         extra: Mapping[str, Any] | None = None,
-    ) -> CallResult:
-        """One call with the clock; timeouts and crashes become forfeits."""
+        publish: bool = True,
+    ) -> tuple[CallResult, dict[str, Any]]:
+        """One call with the clock; timeouts and crashes become forfeits.
+
+        Returns the result and its log entry. With ``publish=False`` the caller completes the
+        entry (the action applied, why it was refused) and logs it, so that live viewers never
+        see a half-written entry.
+        """
         budget = self._budget(seat) if budget_s is None else budget_s
         entry: dict[str, Any] = {
             "round": self.round,
@@ -166,8 +172,9 @@ class _Match:
             error=result.error.describe() if result.error else None,
             stdout=result.stdout if self.settings.keep_stdout else None,
         )
-        self._log(entry)
-        return result
+        if publish:
+            self._log(entry)
+        return result, entry
 
     def _timeout_detail(self, seat: int, method: str, exc: AgentTimeout) -> str:
         if not self.settings.timed:
@@ -235,7 +242,7 @@ class _Match:
             )
             info = self._match_info(seat)
             try:
-                result = self._call(
+                result, _ = self._call(
                     seat, "on_match_start", info, budget_s=max(0.0, budget - elapsed)
                 )
             except _Forfeit as forfeit:
@@ -298,8 +305,9 @@ class _Match:
             if attempt:
                 payload["error"] = reasons[-1]
                 payload["attempt"] = attempt
-            result = self._call(seat, "on_turn", payload, extra={"attempt": attempt})
-            entry = self.record.log[-1]
+            result, entry = self._call(
+                seat, "on_turn", payload, extra={"attempt": attempt}, publish=False
+            )
             if result.ok:
                 try:
                     action = self.parser.parse(result.result, valid)
@@ -308,6 +316,7 @@ class _Match:
                     reason = str(exc)
                 else:
                     entry["action"] = agent_action(action)
+                    self._log(entry)
                     self.record.turns += 1
                     self.record.seats[seat].turns += 1
                     return info
@@ -315,6 +324,7 @@ class _Match:
                 assert result.error is not None
                 reason = f"on_turn raised {result.error.describe()}"
             entry["illegal"] = reason
+            self._log(entry)
             reasons.append(reason)
         fallback = game.on_retries_exhausted(pid)
         if fallback is None:
