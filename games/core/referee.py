@@ -19,6 +19,7 @@ Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
 EventSink = Callable[[dict[str, Any]], None]
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,13 @@ class _Match:
         entry["seq"] = len(self.record.log)
         self.record.log.append(entry)
         if self.on_event is not None:
-            self.on_event(entry)
+            try:
+                self.on_event(entry)
+            except Exception:
+                # A viewer that went away (a closed pipe, a failed progress write) must not
+                # decide the match: stop feeding it and play on.
+                logger.warning("the match's event sink failed; live events stop", exc_info=True)
+                self.on_event = None
 
     def _call(
         self,
