@@ -28,7 +28,7 @@ from games.core import (
     play_match,
 )
 from games.core.agent import AgentHandle
-from sandbox import BACKENDS, create_handle, detect_backend
+from sandbox import BACKENDS, SandboxLimits, create_handle, detect_backend
 
 HOUSE_PREFIX = "house:"
 
@@ -111,9 +111,13 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
         raise PlayError(str(exc)) from None
     backend = args.sandbox or detect_backend()
     name = Path(args.agent).stem
-    handles: list[AgentHandle] = [create_handle(source, name=name, backend=backend)]
     opponent = args.opponent or HOUSE_PREFIX + next(iter(spec.bots))
-    if opponent.startswith(HOUSE_PREFIX):
+    house_bot = opponent.startswith(HOUSE_PREFIX)
+    # Freezing the idle agent keeps two sandboxed agents from computing on each other's time;
+    # against a house bot in this process there is nobody to protect, and it costs ~25 ms a call.
+    limits = SandboxLimits(freeze_idle=not house_bot)
+    handles: list[AgentHandle] = [create_handle(source, name=name, backend=backend, limits=limits)]
+    if house_bot:
         bot = opponent[len(HOUSE_PREFIX) :]
         if bot not in spec.bots:
             raise PlayError(
@@ -124,7 +128,8 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
     else:
         other = Path(opponent).stem
         other_name = other if other != name else f"{other} (2)"
-        handles.append(create_handle(_read(opponent), name=other_name, backend=backend))
+        other_source = _read(opponent)
+        handles.append(create_handle(other_source, name=other_name, backend=backend, limits=limits))
     return game_id, handles, backend
 
 
@@ -175,6 +180,17 @@ def _printer(names: list[str]) -> Any:
     return show
 
 
+def _why_not_docker() -> str:
+    """Why ``detect_backend`` chose the process backend, in words a participant can act on."""
+    from sandbox.docker_backend import docker_client
+
+    try:
+        docker_client().api.ping()
+    except Exception:  # any failure means the same to a person: no engine to use
+        return "no Docker engine answers"
+    return "the sandbox image is missing: run `make image` to play in Docker"
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """``arena play``."""
     try:
@@ -187,8 +203,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"{game_id}: {names[0]} vs {names[1]}, seed {args.seed}, sandbox {backend}")
     if backend == "process":
+        why = "" if args.sandbox else f" ({_why_not_docker()})"
         print(
-            "arena play: WARNING: the process sandbox does NOT isolate agents; they run as you.",
+            "arena play: WARNING: the process sandbox does NOT isolate agents; they run as you"
+            + why,
             file=sys.stderr,
         )
     with warnings.catch_warnings():

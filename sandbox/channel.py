@@ -63,8 +63,9 @@ class HarnessHandle:
         """Start the harness; raise ``PlatformError`` when the backend cannot."""
         raise NotImplementedError
 
-    def _send(self, data: bytes) -> None:
-        """Write bytes to the harness; raise ``ChannelClosed`` when it is gone."""
+    def _send(self, data: bytes, deadline: float) -> None:
+        """Write bytes to the harness; ``ChannelClosed`` when it is gone, ``ChannelTimeout`` when
+        it does not take them before ``deadline`` (an agent that stopped reading)."""
         raise NotImplementedError
 
     def _receive(self, deadline: float) -> bytes:
@@ -206,7 +207,7 @@ class HarnessHandle:
         started = time.perf_counter()
         deadline = started + timeout_s
         try:
-            self._send(data)
+            self._send(data, deadline)
             line = self._read_line(deadline)
         except ChannelTimeout:
             raise ChannelTimeout(time.perf_counter() - started) from None

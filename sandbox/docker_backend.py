@@ -14,6 +14,9 @@ against an agent.
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
+import signal
 import socket
 import struct
 import threading
@@ -39,6 +42,11 @@ EXPIRES_LABEL = "arena.sandbox.expires"
 
 #: The command the image runs (DESIGN.md §4).
 HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
+
+#: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
+FREEZE_ATTEMPTS = 5
+
+logger = logging.getLogger(__name__)
 
 _ENGINE_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
 
@@ -73,8 +81,6 @@ def docker_ready(image: str) -> bool:
 
 
 def _owner() -> str:
-    import os
-
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
@@ -137,6 +143,8 @@ class DockerAgentHandle(HarnessHandle):
         self._frames = bytearray()
         self._stderr = bytearray()
         self._frozen = False
+        #: How many times the idle agent could not be frozen (it then waited unfrozen).
+        self.freeze_failures = 0
 
     @property
     def container_id(self) -> str | None:
@@ -175,11 +183,17 @@ class DockerAgentHandle(HarnessHandle):
 
     # --- the channel --------------------------------------------------------------------------
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, deadline: float) -> None:
         if self._socket is None:
             raise ChannelClosed()
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        self._socket.settimeout(remaining)
         try:
             self._socket.sendall(data)
+        except TimeoutError:
+            raise ChannelTimeout() from None
         except OSError:
             raise ChannelClosed() from None
 
@@ -234,20 +248,49 @@ class DockerAgentHandle(HarnessHandle):
     def _freeze(self) -> None:
         if not self.limits.freeze_idle or self._frozen or self._container_id is None:
             return
-        try:
-            docker_client().api.pause(self._container_id)
-        except _ENGINE_ERRORS as exc:
-            raise platform_failure("freeze the idle agent", exc) from exc
-        self._frozen = True
+        api = docker_client().api
+        for attempt in range(FREEZE_ATTEMPTS):
+            try:
+                api.pause(self._container_id)
+            except docker.errors.APIError as exc:
+                # runc gives up ("unable to freeze") when the container's tasks cannot reach the
+                # freezer in time: a CPU-starved host or a process storm; and a failed attempt
+                # can still leave the container paused. Believe the container's state, try
+                # again, and if it keeps failing let this one wait unfrozen rather than charge
+                # anyone for it.
+                if "freeze" not in str(exc) and "paused" not in str(exc):
+                    raise platform_failure("freeze the idle agent", exc) from exc
+                if self._is_paused():
+                    self._frozen = True
+                    return
+                time.sleep(0.02 * (attempt + 1))
+            except _ENGINE_ERRORS as exc:
+                raise platform_failure("freeze the idle agent", exc) from exc
+            else:
+                self._frozen = True
+                return
+        self.freeze_failures += 1
+        logger.warning("could not freeze container %s; it waits unfrozen", self._container_id)
 
     def _thaw(self) -> None:
-        if not self._frozen or self._container_id is None:
+        if self._container_id is None or not (self._frozen or self.freeze_failures):
             return
         try:
             docker_client().api.unpause(self._container_id)
+        except docker.errors.APIError as exc:
+            # "is not paused": already running, which is all we want (a failed freeze).
+            if "not paused" not in str(exc):
+                raise platform_failure("unfreeze the agent", exc) from exc
         except _ENGINE_ERRORS as exc:
             raise platform_failure("unfreeze the agent", exc) from exc
         self._frozen = False
+
+    def _is_paused(self) -> bool:
+        try:
+            state = docker_client().api.inspect_container(self._container_id)["State"]
+        except _ENGINE_ERRORS as exc:
+            raise platform_failure("read the agent's container state", exc) from exc
+        return bool(state.get("Paused"))
 
     def _close_socket(self) -> None:
         # Closed before any kill: a container flooding a socket nobody reads can hang the kill.
@@ -284,8 +327,6 @@ class DockerAgentHandle(HarnessHandle):
         if state.get("OOMKilled"):
             how = f"it ran out of memory (the limit is {self.limits.mem_limit_mb} MB)"
         elif code > 128:
-            import signal
-
             try:
                 name = signal.Signals(code - 128).name
             except ValueError:
@@ -306,13 +347,16 @@ class DockerAgentHandle(HarnessHandle):
             pass
         except _ENGINE_ERRORS as exc:
             # Left for remove_orphans; never lose a match result over cleaning.
-            import logging
-
-            logging.getLogger(__name__).warning(
-                "could not remove container %s: %s", self._container_id, exc
-            )
+            logger.warning("could not remove container %s: %s", self._container_id, exc)
         self._container_id = None
         self._frozen = False
+
+
+def own_containers() -> list[dict[str, Any]]:
+    """The sandbox containers this process created and has not removed (for leak checks)."""
+    api = docker_client().api
+    filters = {"label": [f"{LABEL}=1", f"{OWNER_LABEL}={_owner()}"]}
+    return list(api.containers(all=True, filters=filters))
 
 
 def remove_orphan_containers(*, everything: bool = False) -> int:
@@ -322,8 +366,6 @@ def remove_orphan_containers(*, everything: bool = False) -> int:
     by a process of this host that no longer runs. ``everything`` removes every labelled container
     (for tests and ``make clean``-style sweeps when no worker runs).
     """
-    import os
-
     try:
         client = docker_client()
         containers = client.api.containers(all=True, filters={"label": LABEL})

@@ -29,6 +29,7 @@ import contextlib
 import json
 import linecache
 import os
+import signal
 import sys
 import threading
 import time
@@ -181,6 +182,9 @@ class Harness:
         return 0
 
     def _write(self, reply: dict[str, Any]) -> None:
+        # Every reply has every field, the early refusals included.
+        reply.setdefault("stdout", "")
+        reply.setdefault("elapsed_ms", 0.0)
         self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
         self.replies.flush()
 
@@ -298,6 +302,9 @@ def main() -> int:
     os.dup2(null, 0)
     os.close(null)
     capture = _Capture()
+    # No terminal sends interrupts here; a SIGINT can only be the agent signalling its init,
+    # which forwards it to us. The agent may install its own handler.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The backends start us with an empty environment; this is the second lock.
     os.environ.clear()
     return Harness(requests, replies, capture).serve()

@@ -48,7 +48,7 @@ class SandboxLimits:
     max_lifetime_s: int = 6 * 3600
     #: Process backend only: address-space rlimit (it bounds virtual memory, not resident memory,
     #: so it is looser than ``mem_limit_mb``; Python reserves far more than it touches).
-    process_address_space_mb: int = 2048
+    process_address_space_mb: int = 1024
 
     def __post_init__(self) -> None:
         for field_name in (

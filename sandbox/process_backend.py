@@ -73,6 +73,9 @@ class ProcessAgentHandle(HarnessHandle):
             )
         except OSError as exc:
             raise platform_failure("start a Python subprocess", exc) from exc
+        assert self._process.stdin is not None
+        # Writes never block the referee: _send waits for the pipe with the call's deadline.
+        os.set_blocking(self._process.stdin.fileno(), False)
         # Set from outside, after the fork: a preexec_fn is unsafe in a threaded controller, and
         # the harness runs no agent code before the load request we have not sent yet.
         self._set_rlimits(self._process.pid)
@@ -92,13 +95,27 @@ class ProcessAgentHandle(HarnessHandle):
                 self._kill()
                 raise platform_failure(f"set rlimit {which} on the agent", exc) from exc
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, deadline: float) -> None:
         assert self._process is not None and self._process.stdin is not None
         try:
-            self._process.stdin.write(data)
-            self._process.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
+            fd = self._process.stdin.fileno()
+        except ValueError:
             raise ChannelClosed() from None
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise ChannelTimeout()
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                raise ChannelTimeout()
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                written = 0
+            except OSError:
+                raise ChannelClosed() from None
+            view = view[written:]
 
     def _receive(self, deadline: float) -> bytes:
         assert self._process is not None and self._process.stdout is not None

@@ -19,6 +19,7 @@ Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
 EventSink = Callable[[dict[str, Any]], None]
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,13 @@ class _Match:
         entry["seq"] = len(self.record.log)
         self.record.log.append(entry)
         if self.on_event is not None:
-            self.on_event(entry)
+            try:
+                self.on_event(entry)
+            except Exception:
+                # A viewer that went away (a closed pipe, a failed progress write) must not
+                # decide the match: stop feeding it and play on.
+                logger.warning("the match's event sink failed; live events stop", exc_info=True)
+                self.on_event = None
 
     def _call(
         self,
@@ -133,8 +141,14 @@ class _Match:
         payload: Mapping[str, Any],
         budget_s: float | None = None,
         extra: Mapping[str, Any] | None = None,
-    ) -> CallResult:
-        """One call with the clock; timeouts and crashes become forfeits."""
+        publish: bool = True,
+    ) -> tuple[CallResult, dict[str, Any]]:
+        """One call with the clock; timeouts and crashes become forfeits.
+
+        Returns the result and its log entry. With ``publish=False`` the caller completes the
+        entry (the action applied, why it was refused) and logs it, so that live viewers never
+        see a half-written entry.
+        """
         budget = self._budget(seat) if budget_s is None else budget_s
         entry: dict[str, Any] = {
             "round": self.round,
@@ -166,8 +180,9 @@ class _Match:
             error=result.error.describe() if result.error else None,
             stdout=result.stdout if self.settings.keep_stdout else None,
         )
-        self._log(entry)
-        return result
+        if publish:
+            self._log(entry)
+        return result, entry
 
     def _timeout_detail(self, seat: int, method: str, exc: AgentTimeout) -> str:
         if not self.settings.timed:
@@ -235,7 +250,7 @@ class _Match:
             )
             info = self._match_info(seat)
             try:
-                result = self._call(
+                result, _ = self._call(
                     seat, "on_match_start", info, budget_s=max(0.0, budget - elapsed)
                 )
             except _Forfeit as forfeit:
@@ -298,8 +313,9 @@ class _Match:
             if attempt:
                 payload["error"] = reasons[-1]
                 payload["attempt"] = attempt
-            result = self._call(seat, "on_turn", payload, extra={"attempt": attempt})
-            entry = self.record.log[-1]
+            result, entry = self._call(
+                seat, "on_turn", payload, extra={"attempt": attempt}, publish=False
+            )
             if result.ok:
                 try:
                     action = self.parser.parse(result.result, valid)
@@ -308,6 +324,7 @@ class _Match:
                     reason = str(exc)
                 else:
                     entry["action"] = agent_action(action)
+                    self._log(entry)
                     self.record.turns += 1
                     self.record.seats[seat].turns += 1
                     return info
@@ -315,6 +332,7 @@ class _Match:
                 assert result.error is not None
                 reason = f"on_turn raised {result.error.describe()}"
             entry["illegal"] = reason
+            self._log(entry)
             reasons.append(reason)
         fallback = game.on_retries_exhausted(pid)
         if fallback is None:

@@ -17,6 +17,7 @@ sha256 is a label), so ``make test`` rebuilds only after the harness changed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import shutil
 import subprocess
@@ -57,6 +58,13 @@ def image_is_current(client: Any, tag: str) -> bool:
     except docker.errors.ImageNotFound:
         return False
     return bool(labels.get(HARNESS_LABEL) == harness_sha256())
+
+
+def _image_id(client: Any, name: str) -> str | None:
+    try:
+        return str(client.api.inspect_image(name)["Id"])
+    except docker.errors.ImageNotFound:
+        return None
 
 
 def _has_image(client: Any, name: str) -> bool:
@@ -165,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make image: {args.tag} is up to date")
         return 0
     began = time.perf_counter()
+    previous = _image_id(client, args.tag)
     try:
         base = choose_base(client, args.base)
         build(client, args.tag, base)
@@ -174,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     except docker.errors.DockerException as exc:
         print(f"make image: {exc}", file=sys.stderr)
         return 1
+    if previous is not None and previous != _image_id(client, args.tag):
+        # The image this one replaces would linger untagged; running containers keep it alive.
+        with contextlib.suppress(docker.errors.APIError):
+            client.api.remove_image(previous)
     print(f"make image: built {args.tag} on {base} in {time.perf_counter() - began:.1f} s")
     return 0
 

@@ -190,3 +190,16 @@ def test_the_same_seed_replays_the_same_match() -> None:
         for _ in range(2)
     ]
     assert strip(runs[0]) == strip(runs[1])
+
+
+def test_live_events_carry_the_refusal_reason_and_the_action() -> None:
+    seen: list[dict[str, Any]] = []
+    play_match(
+        "simple-card",
+        [handle(Illegal), handle(HighestBot)],
+        seed=1,
+        on_event=lambda e: seen.append(dict(e)),
+    )
+    turns = [e for e in seen if e["method"] == "on_turn"]
+    assert all("illegal" in e for e in turns if e["seat"] == 0)
+    assert all("action" in e for e in turns if e["seat"] == 1)

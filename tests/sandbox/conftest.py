@@ -12,15 +12,19 @@ from tests.conftest import require_part
 
 
 def docker_available() -> bool:
-    """True when an engine answers and the sandbox image exists."""
-    from sandbox.docker_backend import docker_ready
+    """True when an engine answers and the sandbox image holds the current harness."""
+    from sandbox.docker_backend import docker_client, docker_ready
+    from sandbox.image.build import image_is_current
 
-    return docker_ready(SANDBOX_IMAGE)
+    return docker_ready(SANDBOX_IMAGE) and image_is_current(docker_client(), SANDBOX_IMAGE)
 
 
 def require_docker() -> None:
-    """Skip (locally) or fail (in CI) without an engine and the image."""
-    require_part(docker_available(), "needs a Docker engine and the sandbox image (make image)")
+    """Skip (locally) or fail (in CI) without an engine and a current image."""
+    require_part(
+        docker_available(),
+        "needs a Docker engine and a sandbox image built from this harness.py (make image)",
+    )
 
 
 @pytest.fixture(params=["process", pytest.param("docker", marks=pytest.mark.docker)])
@@ -30,10 +34,9 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         require_docker()
     yield request.param
     if request.param == "docker":
-        from sandbox.docker_backend import LABEL, docker_client
+        from sandbox.docker_backend import own_containers
 
-        left = docker_client().api.containers(all=True, filters={"label": LABEL})
-        assert left == [], "a sandbox container was left behind"
+        assert own_containers() == [], "a sandbox container was left behind"
 
 
 #: Fast limits for tests: freezing on (the default) so that path is exercised.

@@ -13,6 +13,7 @@ from games.core import (
     AgentInitError,
     AgentTimeout,
     InProcessAgentHandle,
+    PlatformError,
     play_match,
 )
 from games.core.agent import STDOUT_CAP_PER_CALL_BYTES, STDOUT_CUT_MARK
@@ -228,3 +229,18 @@ def test_a_reply_to_another_request_breaks_the_protocol() -> None:
 def test_unknown_backend_is_refused() -> None:
     with pytest.raises(ValueError, match="process"):
         create_handle("", name="x", backend="vm")
+
+
+def test_a_harness_speaking_another_protocol_is_a_platform_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a controller meets when the image predates a protocol change.
+    import sandbox.channel
+
+    monkeypatch.setattr(sandbox.channel, "PROTOCOL_VERSION", 999)
+    handle = create_handle(agent_source(PLAY_HIGHEST), name="a", backend="process")
+    try:
+        with pytest.raises(PlatformError, match="make image"):
+            handle.start(game_id="simple-card", timeout_s=10)
+    finally:
+        handle.close()

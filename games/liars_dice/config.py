@@ -1,0 +1,12 @@
+"""Liar's dice config (GAMES.md: liars-dice)."""
+
+from pydantic import Field
+
+from games.core import GameConfig
+
+
+class LiarsDiceConfig(GameConfig):
+    """Rounds and dice per player; every field is checked, unknown keys are refused."""
+
+    rounds: int = Field(default=10, ge=1, le=50)
+    dice_per_player: int = Field(default=5, ge=1, le=10)

@@ -1,0 +1,40 @@
+"""NIL recruitment's parser: a pitch message, or an offer within the budget."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from games.core import Action, ActionParseError, ActionParser
+
+
+class NilRecruitmentActionParser(ActionParser):
+    """``{"type": "message", "text": ...}`` or ``{"type": "offer", "amount": 120}``.
+
+    ``message`` is accepted for ``text``.
+    """
+
+    field_aliases: ClassVar[dict[str, str]] = {"message": "text"}
+
+    def validate(self, action: Action, template: Action, valid_actions: list[Action]) -> Action:
+        """Check the text's length, or the amount against the remaining budget."""
+        if template["action_type"] == "message":
+            text = action.get("text")
+            if not isinstance(text, str):
+                raise ActionParseError('a message needs "text": a string')
+            limit = int(template["max_length"])
+            if len(text) > limit:
+                raise ActionParseError(
+                    f"the message has {len(text)} characters; the limit is {limit}: shorten it"
+                )
+            return {"action_type": "message", "text": text}
+        amount = action.get("amount")
+        if amount is None:
+            raise ActionParseError('an offer needs "amount": write {"type": "offer", "amount": 90}')
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise ActionParseError(f'"amount" must be a whole number, got {amount!r}')
+        low, high = int(template["min"]), int(template["max"])
+        if not low <= amount <= high:
+            raise ActionParseError(
+                f"offer {amount} is outside {low}..{high}: your remaining budget is {high}"
+            )
+        return {"action_type": "offer", "amount": amount}

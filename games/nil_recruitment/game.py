@@ -1,0 +1,328 @@
+"""NIL recruitment: a bidding war for recruits (GAMES.md: nil-recruitment).
+
+Five rounds, one recruit each; the recruits' values are a seeded order of (60, 80, 100, 120, 140),
+announced at the start, and a round's pot is its recruit's value. Each school has a season
+budget of 300. At a round's start each school privately draws a fit in 0..40. A ``pitch`` phase
+of 4 alternating messages (first speaker alternating by round) is followed by an ``offer`` phase
+in which both offer at once, 0 up to their remaining budget. The higher offer + fit signs the
+recruit; ties go to the higher fit, then to the round's second speaker. The winner scores the
+recruit's value and pays its offer; the loser pays nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Action, Game, IllegalActionError
+from games.nil_recruitment.config import NilRecruitmentConfig
+
+# Flavour: who the recruit is and where the schools are. It changes nothing in the rules.
+FIRST_NAMES = (
+    "Jalen",
+    "Marcus",
+    "Devin",
+    "Tyrese",
+    "Caleb",
+    "Malik",
+    "Isaiah",
+    "Xavier",
+    "Amari",
+    "Jordan",
+    "Darius",
+    "Keon",
+    "Trey",
+    "Elijah",
+    "Andre",
+    "Bryce",
+)
+LAST_NAMES = (
+    "Carter",
+    "Hayes",
+    "Brooks",
+    "Coleman",
+    "Reed",
+    "Sims",
+    "Porter",
+    "Wallace",
+    "Jennings",
+    "Monroe",
+    "Fields",
+    "Gaines",
+    "Holloway",
+    "Pryor",
+    "Whitfield",
+)
+POSITIONS = (
+    "quarterback",
+    "wide receiver",
+    "running back",
+    "linebacker",
+    "cornerback",
+    "offensive tackle",
+    "point guard",
+    "small forward",
+    "center",
+    "safety",
+)
+PRIORITIES = (
+    "playing time",
+    "NIL income",
+    "a path to the pros",
+    "academics",
+    "staying close to home",
+    "a winning program",
+    "the coaching staff",
+    "a big media market",
+)
+CONCERNS = (
+    "a crowded depth chart",
+    "a coach leaving",
+    "distance from family",
+    "the school's facilities",
+    "injury history being held against him",
+    "a losing record",
+    "the cost of living",
+)
+UNIVERSITIES = (
+    "State University",
+    "Coastal Tech",
+    "Northern A&M",
+    "Lakeside College",
+    "Mountain State",
+    "Capital University",
+    "Riverside University",
+    "Prairie Tech",
+)
+
+
+class NilRecruitmentGame(Game):
+    """Two schools pitch, then offer at once; offer + private fit signs each recruit."""
+
+    game_type = "nil-recruitment"
+    title = "NIL Recruitment"
+    version = 1
+    config_class = NilRecruitmentConfig
+    simultaneous_phases = frozenset({"offer"})
+    config: NilRecruitmentConfig
+
+    def reset(self, seed: int) -> None:
+        """Order the recruits, name them and the schools, and start round 1, all from ``seed``."""
+        self.rng.seed(seed)
+        cfg = self.config
+        values = list(cfg.recruit_values)
+        self.rng.shuffle(values)
+        self.values = values
+        self.recruits = [self._recruit(v) for v in values]
+        schools = self.rng.sample(UNIVERSITIES, 2)
+        self.universities = dict(zip(self.players, schools, strict=False))
+        self.budgets = dict.fromkeys(self.players, cfg.budget)
+        self.scores = dict.fromkeys(self.players, 0)
+        self.finished: list[dict[str, Any]] = []
+        self.round = 1
+        self.over = False
+        self._start_round()
+
+    def _recruit(self, value: int) -> dict[str, Any]:
+        return {
+            "name": f"{self.rng.choice(FIRST_NAMES)} {self.rng.choice(LAST_NAMES)}",
+            "position": self.rng.choice(POSITIONS),
+            "priorities": self.rng.sample(PRIORITIES, 2),
+            "concerns": self.rng.sample(CONCERNS, 1),
+            "value": value,
+        }
+
+    def _start_round(self) -> None:
+        self.fits = {p: self.rng.randint(0, self.config.max_fit) for p in self.players}
+        self.messages: list[dict[str, str]] = []
+        self.offers: dict[str, int] = {}
+        self.turn = 1
+
+    def _order(self) -> list[str]:
+        first = (self.round - 1) % 2  # seat 0 pitches first in round 1, then it alternates
+        return [self.players[first], self.players[1 - first]]
+
+    @property
+    def phase(self) -> str:
+        """``pitch`` until the messages are sent, then ``offer``; ``over`` at the end."""
+        if self.over:
+            return "over"
+        return "pitch" if len(self.messages) < self.config.messages_per_round else "offer"
+
+    # --- the Game contract --------------------------------------------------------------------
+
+    @property
+    def total_rounds(self) -> int:
+        """One round per recruit."""
+        return len(self.config.recruit_values)
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.total_rounds)
+
+    def get_current_player(self) -> str:
+        """Pitchers alternate; then both offer in the same order; ``""`` when over."""
+        if self.over:
+            return ""
+        order = self._order()
+        if self.phase == "pitch":
+            return order[len(self.messages) % 2]
+        return next(p for p in order if p not in self.offers)
+
+    def get_public_state(self) -> dict[str, Any]:
+        """The recruit, the schedule, both budgets and the pitch; fits and offers stay hidden."""
+        index = self.get_round() - 1
+        return {
+            "phase": self.phase,
+            "round": self.get_round(),
+            "turn": self.turn,
+            "pot": self.values[index],
+            "scores": dict(self.scores),
+            "messages": [dict(m) for m in self.messages],
+            "recruit": _copy_recruit(self.recruits[index]),
+            "recruit_values": list(self.values),
+            "budgets": dict(self.budgets),
+            "universities": dict(self.universities),
+            "second_speaker": self._order()[1],
+        }
+
+    def get_private_state(self, player_id: str) -> dict[str, Any]:
+        """The school's fit for this recruit and its history of finished rounds."""
+        return {
+            "player_id": player_id,
+            "fit": self.fits[player_id],
+            "history": [
+                _round_view(r, player_id, self.opponent_of(player_id)) for r in self.finished
+            ],
+        }
+
+    def get_available_actions(self) -> list[Action]:
+        """A message template while pitching; an offer template up to the budget while offering."""
+        if self.over:
+            return []
+        if self.phase == "pitch":
+            return [{"action_type": "message", "max_length": self.config.max_message_chars}]
+        player = self.get_current_player()
+        return [{"action_type": "offer", "min": 0, "max": self.budgets[player]}]
+
+    def get_match_info(self, player_id: str) -> dict[str, Any]:
+        """Every recruit value in playing order, the budget and both schools."""
+        return {
+            "recruit_values": list(self.values),
+            "budget": self.config.budget,
+            "your_university": self.universities[player_id],
+            "opponent_university": self.universities[self.opponent_of(player_id)],
+        }
+
+    def get_round_info(self, player_id: str) -> dict[str, Any]:
+        """The round, its pot (the recruit's value) and the recruit."""
+        index = self.get_round() - 1
+        return {
+            "round": self.get_round(),
+            "pot": self.values[index],
+            "recruit": _copy_recruit(self.recruits[index]),
+            "your_fit": self.fits[player_id],
+        }
+
+    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
+        """Apply a message or an offer for the current player."""
+        if self.over:
+            raise IllegalActionError("the match is over")
+        player = self.get_current_player()
+        kind = action.get("action_type")
+        info: dict[str, Any] = {"player": player, "action": dict(action)}
+        if self.phase == "pitch":
+            if kind != "message":
+                raise IllegalActionError(
+                    f'it is the pitch phase: send {{"type": "message", "text": ...}} '
+                    f"({len(self.messages)} of {self.config.messages_per_round} messages sent), "
+                    f"not {kind!r}"
+                )
+            text = action.get("text")
+            if not isinstance(text, str):
+                raise IllegalActionError('a message needs "text": a string')
+            if len(text) > self.config.max_message_chars:
+                raise IllegalActionError(
+                    f"the message has {len(text)} characters; the limit is "
+                    f"{self.config.max_message_chars}: shorten it"
+                )
+            self.messages.append({"sender": player, "text": text})
+            self.turn += 1
+            return info, False
+        if kind != "offer":
+            raise IllegalActionError(
+                f'it is the offer phase: send {{"type": "offer", "amount": n}} with 0 <= n <= '
+                f"{self.budgets[player]}, not {kind!r}"
+            )
+        amount = action.get("amount")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise IllegalActionError(f'"amount" must be a whole number, got {amount!r}')
+        if not 0 <= amount <= self.budgets[player]:
+            raise IllegalActionError(
+                f"offer {amount} is outside 0..{self.budgets[player]}: you cannot offer more "
+                "than your remaining budget, nor less than nothing"
+            )
+        self.offers[player] = amount
+        self.turn += 1
+        if len(self.offers) == len(self.players):
+            info["round_result"] = self._resolve()
+        return info, self.over
+
+    def _resolve(self) -> dict[str, dict[str, Any]]:
+        a, b = self.players
+        totals = {p: self.offers[p] + self.fits[p] for p in self.players}
+        if totals[a] != totals[b]:
+            winner = a if totals[a] > totals[b] else b
+        elif self.fits[a] != self.fits[b]:
+            winner = a if self.fits[a] > self.fits[b] else b
+        else:
+            winner = self._order()[1]  # the round's second speaker
+        value = self.values[self.round - 1]
+        self.budgets[winner] -= self.offers[winner]
+        self.scores[winner] += value
+        points = {p: value if p == winner else 0 for p in self.players}
+        entry = {
+            "round": self.round,
+            "value": value,
+            "winner": winner,
+            "points": points,
+            "offers": dict(self.offers),
+            "fits": dict(self.fits),
+            "budgets": dict(self.budgets),
+        }
+        self.finished.append(entry)
+        result = {p: _round_view(entry, p, self.opponent_of(p)) for p in self.players}
+        self.round += 1
+        if self.round > self.total_rounds:
+            self.over = True
+        else:
+            self._start_round()
+        return result
+
+    def get_scores(self) -> dict[str, float]:
+        """Values of the recruits signed so far."""
+        return {p: float(s) for p, s in self.scores.items()}
+
+
+def _copy_recruit(recruit: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **recruit,
+        "priorities": list(recruit["priorities"]),
+        "concerns": list(recruit["concerns"]),
+    }
+
+
+def _round_view(entry: dict[str, Any], viewer: str, opponent: str) -> dict[str, Any]:
+    """A finished round from ``viewer``'s side: offers and fits revealed."""
+    return {
+        "round": entry["round"],
+        "value": entry["value"],
+        "winner": "you" if entry["winner"] == viewer else "opponent",
+        "your_points": entry["points"][viewer],
+        "opponent_points": entry["points"][opponent],
+        "your_offer": entry["offers"][viewer],
+        "opponent_offer": entry["offers"][opponent],
+        "your_fit": entry["fits"][viewer],
+        "opponent_fit": entry["fits"][opponent],
+        "your_budget": entry["budgets"][viewer],
+        "opponent_budget": entry["budgets"][opponent],
+    }

@@ -1,0 +1,195 @@
+"""House bots for nuclear war, from trivial to strong.
+
+* ``always-yield`` and ``always-stand``: the two pure strategies.
+* ``equilibrium``: stands with the symmetric equilibrium probability of each escalation level,
+  found by backward induction over the hidden threshold (about 3 in 4 at L = 0).
+* ``reputation``: plays for the match, which the higher total wins. In the score *difference*
+  standing weakly dominates (stand/yield gains 100 on the opponent, every other cell is even), so
+  while the match is in doubt it stands. Once its lead is safe (more than a pot per crisis left)
+  it plays for points instead: it counts how often the opponent stood at each level in earlier
+  crises (and earlier steps of this one) and best-responds to that estimate by backward
+  induction, yielding to a stander to avoid war and standing against a yielder.
+
+A consequence of "higher total wins": nothing can beat ``always-stand`` (the best answer is to
+stand too, which ends every crisis in war and the match in a draw).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Payoffs:
+    """The numbers a strategy needs; defaults are GAMES.md's."""
+
+    pot: float = 100.0
+    escalation_cost: float = 10.0
+    war_penalty: float = 100.0
+    max_threshold: int = 5
+
+    @classmethod
+    def from_match_info(cls, match_info: dict[str, Any]) -> Payoffs:
+        """Read the match's config (``match_info["config"]``), falling back to the defaults."""
+        cfg = match_info.get("config") or {}
+        return cls(
+            pot=float(cfg.get("pot", 100)),
+            escalation_cost=float(cfg.get("escalation_cost", 10)),
+            war_penalty=float(cfg.get("war_penalty", 100)),
+            max_threshold=int(cfg.get("max_threshold", 5)),
+        )
+
+    def war_chance(self, level: int) -> float:
+        """P(war when both stand at ``level``), given no war has happened up to ``level``."""
+        remaining = self.max_threshold - level
+        return 1.0 if remaining <= 1 else 1.0 / remaining
+
+
+def best_response_values(payoffs: Payoffs, stand_chance: list[float]) -> list[tuple[float, float]]:
+    """(EV of standing, EV of yielding) at each level against an opponent who stands at level L
+    with ``stand_chance[L]``, playing the best response at every later level."""
+    p_half, cost, war = payoffs.pot / 2, payoffs.escalation_cost, payoffs.war_penalty
+    values: list[tuple[float, float]] = [(0.0, 0.0)] * payoffs.max_threshold
+    after = 0.0  # value of reaching the next level
+    for level in range(payoffs.max_threshold - 1, -1, -1):
+        p = stand_chance[level]
+        pw = payoffs.war_chance(level)
+        both_stand = pw * -war + (1 - pw) * after
+        stand = p * both_stand + (1 - p) * (payoffs.pot - cost * level)
+        yield_ = p * -cost * level + (1 - p) * (p_half - cost * level)
+        values[level] = (stand, yield_)
+        after = max(stand, yield_)
+    return values
+
+
+def equilibrium_stand_chances(payoffs: Payoffs) -> list[float]:
+    """The symmetric equilibrium's P(stand) at each level, by backward induction."""
+    p_half, cost, war = payoffs.pot / 2, payoffs.escalation_cost, payoffs.war_penalty
+    chances = [0.0] * payoffs.max_threshold
+    after = 0.0
+    for level in range(payoffs.max_threshold - 1, -1, -1):
+        pw = payoffs.war_chance(level)
+        both_stand = pw * -war + (1 - pw) * after
+        gap = p_half - both_stand - cost * level
+        if gap <= p_half:  # standing dominates: stand against a stander is no worse
+            q, value = 1.0, both_stand
+        else:
+            q = p_half / gap
+            value = (1 - q) * p_half - cost * level
+        chances[level] = q
+        after = value
+    return chances
+
+
+class AlwaysYieldBot:
+    """Backs down at once, every time."""
+
+    GAME = "nuclear-war"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Propose peace, then yield."""
+        if state["phase"] == "negotiate":
+            return {"type": "message", "text": "Let us both step back from the brink."}
+        return {"type": "commit", "choice": "yield"}
+
+
+class AlwaysStandBot:
+    """Never backs down."""
+
+    GAME = "nuclear-war"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Threaten, then stand."""
+        if state["phase"] == "negotiate":
+            return {"type": "message", "text": "I will never back down. Yield now."}
+        return {"type": "commit", "choice": "stand"}
+
+
+class EquilibriumBot:
+    """Stands with the equilibrium probability of the current level (seeded, so replayable)."""
+
+    GAME = "nuclear-war"
+
+    def __init__(self) -> None:
+        self.rng = random.Random(7)
+        self.payoffs = Payoffs()
+        self.chances = equilibrium_stand_chances(self.payoffs)
+        self.total_rounds = 6
+
+    def on_match_start(self, match_info: dict[str, Any]) -> None:
+        """Take the payoffs and the number of crises from the match's config."""
+        self.payoffs = Payoffs.from_match_info(match_info)
+        self.chances = equilibrium_stand_chances(self.payoffs)
+        self.total_rounds = int(match_info.get("total_rounds", 6))
+
+    def reseed(self, state: dict[str, Any]) -> None:
+        """Seed from what this seat has seen (revealed thresholds, crisis, step), so matches with
+        different seeds differ while the same seed replays identically."""
+        seen = [h["threshold"] for h in state["history"]]
+        self.rng.seed(f"{seen}-{state['round']}-{state['step']}")
+
+    def stand_chance(self, state: dict[str, Any]) -> float:
+        """P(stand) at this state's level."""
+        level = min(int(state["escalation_level"]), len(self.chances) - 1)
+        return self.chances[level]
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """A neutral message, then a mixed choice."""
+        if state["phase"] == "negotiate":
+            return {"type": "message", "text": "Neither of us wants a war. Think carefully."}
+        self.reseed(state)
+        stand = self.rng.random() < self.stand_chance(state)
+        return {"type": "commit", "choice": "stand" if stand else "yield"}
+
+
+class ReputationBot(EquilibriumBot):
+    """Stands while the match is in doubt; with a safe lead, answers the opponent's record."""
+
+    #: Pseudo-observations of the equilibrium prior at each level.
+    PRIOR_WEIGHT = 1.0
+
+    def lead_is_safe(self, state: dict[str, Any]) -> bool:
+        """Whether losing every remaining crisis by a full pot would still win the match."""
+        remaining = self.total_rounds - int(state["round"]) + 1
+        lead = float(state["your_score"]) - float(state["opponent_score"])
+        return lead > self.payoffs.pot * remaining
+
+    def estimate(self, state: dict[str, Any]) -> list[float]:
+        """The opponent's estimated P(stand) at each level."""
+        stands = [q * self.PRIOR_WEIGHT for q in self.chances]
+        seen = [self.PRIOR_WEIGHT] * len(self.chances)
+        crises = [h["opponent_choices"] for h in state["history"]]
+        crises.append(state.get("opponent_choices", []))
+        for choices in crises:
+            for level, choice in enumerate(choices[: len(seen)]):
+                seen[level] += 1
+                stands[level] += choice == "stand"
+        return [s / n for s, n in zip(stands, seen, strict=True)]
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Say what it has seen, then play the best response to it."""
+        estimate = self.estimate(state)
+        level = min(int(state["escalation_level"]), len(self.chances) - 1)
+        if state["phase"] == "negotiate":
+            past = [h["opponent_choices"][:1] for h in state["history"]]
+            yielded = sum(1 for c in past if c == ["yield"])
+            text = (
+                f"You yielded first in {yielded} of {len(past)} crises. I have noticed."
+                if past
+                else "I answer how you play. Choose wisely."
+            )
+            return {"type": "message", "text": text}
+        if not self.lead_is_safe(state):
+            return {"type": "commit", "choice": "stand"}
+        stand, yield_ = best_response_values(self.payoffs, estimate)[level]
+        return {"type": "commit", "choice": "stand" if stand > yield_ else "yield"}
+
+
+BOTS: dict[str, type] = {
+    "always-yield": AlwaysYieldBot,
+    "always-stand": AlwaysStandBot,
+    "equilibrium": EquilibriumBot,
+    "reputation": ReputationBot,
+}

@@ -1,0 +1,227 @@
+"""Nuclear war: brinkmanship (GAMES.md: nuclear-war).
+
+Each crisis (round) draws a hidden war threshold K uniformly from 1..``max_threshold`` and starts
+at escalation level L = 0. Each step is a ``negotiate`` phase (one message each, the first speaker
+alternating by crisis) and a ``commit`` phase in which both choose ``stand`` or ``yield`` at once:
+
+* yield/yield: both score pot/2 − 10·L and the crisis is over;
+* stand/yield: the one standing scores pot − 10·L, the one yielding −10·L, the crisis is over;
+* stand/stand: L rises by 1; if L ≥ K it is war (both score −100), otherwise another step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Action, Game, IllegalActionError
+from games.nuclear_war.config import NuclearWarConfig
+
+CHOICES = ("stand", "yield")
+
+
+class NuclearWarGame(Game):
+    """Two players, a hidden threshold, stand or yield until someone backs down or war."""
+
+    game_type = "nuclear-war"
+    title = "Nuclear War"
+    version = 1
+    config_class = NuclearWarConfig
+    simultaneous_phases = frozenset({"commit"})
+    config: NuclearWarConfig
+
+    def reset(self, seed: int) -> None:
+        """Start crisis 1 with a threshold drawn from ``seed``."""
+        self.rng.seed(seed)
+        self.round = 1
+        self.scores = dict.fromkeys(self.players, 0)
+        self.finished: list[dict[str, Any]] = []
+        self.over = False
+        self._start_crisis()
+
+    def _start_crisis(self) -> None:
+        self.threshold = self.rng.randint(1, self.config.max_threshold)
+        self.level = 0
+        self.step_no = 1
+        self.turn = 1
+        self.messages: list[dict[str, str]] = []
+        self.spoken = 0  # messages sent in this step's negotiate phase
+        self.commits: dict[str, str] = {}  # this step's hidden choices
+        self.choices: dict[str, list[str]] = {p: [] for p in self.players}
+
+    def _order(self) -> list[str]:
+        first = (self.round - 1) % 2  # seat 0 speaks first in crisis 1, then it alternates
+        return [self.players[first], self.players[1 - first]]
+
+    @property
+    def phase(self) -> str:
+        """``negotiate`` until both have spoken this step, then ``commit``; ``over`` at the end."""
+        if self.over:
+            return "over"
+        return "negotiate" if self.spoken < len(self.players) else "commit"
+
+    # --- the Game contract --------------------------------------------------------------------
+
+    @property
+    def total_rounds(self) -> int:
+        """``config.rounds`` crises."""
+        return self.config.rounds
+
+    def get_round(self) -> int:
+        """The current crisis (the last one once over)."""
+        return min(self.round, self.config.rounds)
+
+    def get_current_player(self) -> str:
+        """Speakers in turn, then choosers in the same order; ``""`` when over."""
+        if self.over:
+            return ""
+        order = self._order()
+        if self.phase == "negotiate":
+            return order[self.spoken]
+        return next(p for p in order if p not in self.commits)
+
+    def get_public_state(self) -> dict[str, Any]:
+        """Crisis, step, escalation level and messages; the threshold and pending choices are
+        hidden."""
+        return {
+            "phase": self.phase,
+            "round": self.get_round(),
+            "turn": self.turn,
+            "pot": self.config.pot,
+            "scores": dict(self.scores),
+            "messages": [dict(m) for m in self.messages],
+            "escalation_level": self.level,
+            "step": self.step_no,
+            "choices": {p: list(c) for p, c in self.choices.items()},
+            "max_threshold": self.config.max_threshold,
+        }
+
+    def get_private_state(self, player_id: str) -> dict[str, Any]:
+        """Only the history of finished crises: nothing else is secret to one seat."""
+        opponent = self.opponent_of(player_id)
+        history = [
+            {
+                "round": c["round"],
+                "your_choices": list(c["choices"][player_id]),
+                "opponent_choices": list(c["choices"][opponent]),
+                "outcome": _outcome_for(c["outcome"], player_id),
+                "threshold": c["threshold"],
+                "escalation_level": c["level"],
+                "your_points": c["points"][player_id],
+                "opponent_points": c["points"][opponent],
+            }
+            for c in self.finished
+        ]
+        return {"player_id": player_id, "history": history}
+
+    def get_available_actions(self) -> list[Action]:
+        """A message template while negotiating; stand and yield while committing."""
+        if self.over:
+            return []
+        if self.phase == "negotiate":
+            return [{"action_type": "message", "max_length": self.config.max_message_chars}]
+        return [{"action_type": "commit", "choice": c} for c in CHOICES]
+
+    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
+        """Apply a message or a commitment for the current player."""
+        if self.over:
+            raise IllegalActionError("the match is over")
+        player = self.get_current_player()
+        kind = action.get("action_type")
+        info: dict[str, Any] = {"player": player, "action": dict(action)}
+        if self.phase == "negotiate":
+            if kind != "message":
+                raise IllegalActionError(
+                    f'it is the negotiate phase of step {self.step_no}: send {{"type": "message", '
+                    f'"text": ...}} (one message each before you commit), not {kind!r}'
+                )
+            text = action.get("text")
+            if not isinstance(text, str):
+                raise IllegalActionError('a message needs "text": a string')
+            if len(text) > self.config.max_message_chars:
+                raise IllegalActionError(
+                    f"the message has {len(text)} characters; the limit is "
+                    f"{self.config.max_message_chars}: shorten it"
+                )
+            self.messages.append({"sender": player, "text": text})
+            self.spoken += 1
+            self.turn += 1
+            return info, False
+        if kind != "commit":
+            raise IllegalActionError(
+                f'it is the commit phase: choose {{"type": "commit", "choice": "stand"}} or '
+                f'"yield", not {kind!r}'
+            )
+        choice = action.get("choice")
+        if choice not in CHOICES:
+            raise IllegalActionError(f'"choice" must be "stand" or "yield", not {choice!r}')
+        self.commits[player] = str(choice)
+        self.turn += 1
+        if len(self.commits) == len(self.players):
+            result = self._resolve()
+            if result is not None:
+                info["round_result"] = result
+        return info, self.over
+
+    def _resolve(self) -> dict[str, dict[str, Any]] | None:
+        a, b = self.players
+        for p in self.players:
+            self.choices[p].append(self.commits[p])
+        ca, cb = self.commits[a], self.commits[b]
+        self.commits = {}
+        cfg = self.config
+        cost = cfg.escalation_cost * self.level
+        if ca == cb == "yield":
+            return self._end_crisis({a: cfg.pot // 2 - cost, b: cfg.pot // 2 - cost}, "both_yield")
+        if ca != cb:
+            stander = a if ca == "stand" else b
+            points = {stander: cfg.pot - cost, self.opponent_of(stander): -cost}
+            return self._end_crisis(points, f"{stander}_stood")
+        self.level += 1
+        if self.level >= self.threshold:
+            return self._end_crisis({a: -cfg.war_penalty, b: -cfg.war_penalty}, "war")
+        self.step_no += 1
+        self.spoken = 0
+        return None
+
+    def _end_crisis(self, points: dict[str, int], outcome: str) -> dict[str, dict[str, Any]]:
+        for p in self.players:
+            self.scores[p] += points[p]
+        crisis = {
+            "round": self.round,
+            "choices": {p: list(c) for p, c in self.choices.items()},
+            "outcome": outcome,
+            "threshold": self.threshold,
+            "level": self.level,
+            "points": dict(points),
+        }
+        self.finished.append(crisis)
+        result = {}
+        for p in self.players:
+            o = self.opponent_of(p)
+            result[p] = {
+                "round": self.round,
+                "your_points": points[p],
+                "opponent_points": points[o],
+                "outcome": _outcome_for(outcome, p),
+                "threshold": self.threshold,
+                "escalation_level": self.level,
+                "your_choices": list(self.choices[p]),
+                "opponent_choices": list(self.choices[o]),
+            }
+        self.round += 1
+        if self.round > self.config.rounds:
+            self.over = True
+        else:
+            self._start_crisis()
+        return result
+
+    def get_scores(self) -> dict[str, float]:
+        """Points over the crises so far (negative after wars)."""
+        return {p: float(s) for p, s in self.scores.items()}
+
+
+def _outcome_for(outcome: str, viewer: str) -> str:
+    """``both_yield``, ``war``, ``you_stood`` or ``opponent_stood`` from ``viewer``'s side."""
+    if outcome.endswith("_stood"):
+        return "you_stood" if outcome == f"{viewer}_stood" else "opponent_stood"
+    return outcome

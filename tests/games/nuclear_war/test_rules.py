@@ -1,0 +1,199 @@
+"""Nuclear war: every payoff cell, war at L >= K, the negotiation order, and what agents see."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.core import (
+    ActionParseError,
+    ArenaConfig,
+    IllegalActionError,
+    InProcessAgentHandle,
+    MatchSettings,
+    create_game,
+    get_game_spec,
+    play_match,
+)
+from games.nuclear_war.bots import Payoffs, equilibrium_stand_chances
+from games.nuclear_war.game import NuclearWarGame
+
+
+def _game(seed: int = 0, **config: int) -> NuclearWarGame:
+    game = create_game(ArenaConfig.for_seats("nuclear-war", ["a", "b"], seed, dict(config)))
+    assert isinstance(game, NuclearWarGame)
+    return game
+
+
+def _talk(game: NuclearWarGame) -> None:
+    for _ in range(2):
+        game.step({"action_type": "message", "text": "hm"})
+
+
+def _commit(game: NuclearWarGame, first: str, second: str) -> dict:
+    _talk(game)
+    game.step({"action_type": "commit", "choice": first})
+    info, _ = game.step({"action_type": "commit", "choice": second})
+    return info
+
+
+def _view(game: NuclearWarGame, pid: str) -> dict:
+    adapter = get_game_spec("nuclear-war").state_adapter_class()
+    return adapter.to_round_state(
+        game.get_public_state(), game.get_private_state(pid), pid, game.get_available_actions()
+    )
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+@pytest.mark.parametrize(
+    ("first", "second", "points"),
+    [
+        ("yield", "yield", (50, 50)),
+        ("stand", "yield", (100, 0)),
+        ("yield", "stand", (0, 100)),
+    ],
+)
+def test_payoff_cells_after_level_escalations(
+    first: str, second: str, points: tuple[int, int], level: int
+) -> None:
+    game = _game()
+    game.threshold = 5
+    p0, p1 = game.players
+    for _ in range(level):
+        assert "round_result" not in _commit(game, "stand", "stand")
+    assert game.level == level and game.step_no == level + 1
+    info = _commit(game, first, second)
+    result = info["round_result"]
+    expected = (points[0] - 10 * level, points[1] - 10 * level)
+    assert (result[p0]["your_points"], result[p1]["your_points"]) == expected
+    assert result[p0]["threshold"] == 5 and result[p1]["escalation_level"] == level
+    assert game.get_scores() == {p0: expected[0], p1: expected[1]}
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3, 4, 5])
+def test_war_comes_exactly_when_the_level_reaches_the_threshold(threshold: int) -> None:
+    game = _game()
+    game.threshold = threshold
+    p0, p1 = game.players
+    for level in range(1, threshold + 1):
+        info = _commit(game, "stand", "stand")
+        if level < threshold:
+            assert "round_result" not in info
+    result = info["round_result"]
+    assert result[p0]["outcome"] == "war" and result[p0]["your_points"] == -100
+    assert result[p1]["opponent_points"] == -100 and result[p1]["escalation_level"] == threshold
+    assert game.get_round() == 2
+
+
+def test_thresholds_are_drawn_from_one_to_five() -> None:
+    seen = {_game(seed).threshold for seed in range(200)}
+    assert seen == {1, 2, 3, 4, 5}
+
+
+def test_one_message_each_per_step_and_the_first_speaker_alternates_by_crisis() -> None:
+    game = _game()
+    p0, p1 = game.players
+    order = []
+    for _ in range(2):
+        order.append(game.get_current_player())
+        game.step({"action_type": "message", "text": "x"})
+    assert order == [p0, p1]
+    assert game.get_public_state()["phase"] == "commit"
+    with pytest.raises(IllegalActionError, match="commit phase"):
+        game.step({"action_type": "message", "text": "more"})
+    game.step({"action_type": "commit", "choice": "yield"})
+    game.step({"action_type": "commit", "choice": "yield"})
+    assert game.get_round() == 2 and game.get_current_player() == p1
+    assert game.get_public_state()["messages"] == []
+
+
+def test_over_long_messages_are_refused_with_the_cap() -> None:
+    game = _game()
+    with pytest.raises(IllegalActionError, match="limit is 280"):
+        game.step({"action_type": "message", "text": "x" * 281})
+    parser = get_game_spec("nuclear-war").action_parser_class(fallback_to_random=False)
+    with pytest.raises(ActionParseError, match="limit is 280"):
+        parser.parse({"type": "message", "text": "x" * 281}, game.get_available_actions())
+    _talk(game)
+    assert parser.parse({"type": "commit", "choice": " Stand "}, game.get_available_actions()) == {
+        "action_type": "commit",
+        "choice": "stand",
+    }
+
+
+def test_the_second_chooser_does_not_see_the_first_choice() -> None:
+    views = []
+    for choice in ("stand", "yield"):
+        game = _game()
+        _talk(game)
+        game.step({"action_type": "commit", "choice": choice})
+        views.append(_view(game, game.get_current_player()))
+    assert views[0] == views[1]
+    assert "threshold" not in views[0]
+
+
+def test_equilibrium_stands_about_three_times_in_four_at_level_zero() -> None:
+    chances = equilibrium_stand_chances(Payoffs())
+    assert 0.70 < chances[0] < 0.78
+    assert chances[-1] < chances[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), picks=st.lists(st.booleans(), max_size=120))
+def test_scores_stay_within_the_payoff_bounds(seed: int, picks: list[bool]) -> None:
+    game = _game(seed)
+    for stand in picks:
+        if game.is_over():
+            break
+        if game.get_public_state()["phase"] == "negotiate":
+            game.step({"action_type": "message", "text": ""})
+        else:
+            game.step({"action_type": "commit", "choice": "stand" if stand else "yield"})
+    crises = len(game.finished)
+    for score in game.get_scores().values():
+        assert -100 * crises <= score <= 100 * crises
+    for crisis in game.finished:
+        assert crisis["level"] <= crisis["threshold"]
+        for p in game.players:
+            assert -100 <= crisis["points"][p] <= 100
+
+
+def test_the_reputation_bot_never_loses_to_the_trivial_bots() -> None:
+    bots = get_game_spec("nuclear-war").bots
+    for rival in ("always-yield", "always-stand", "equilibrium"):
+        for seed in range(5):
+            record = play_match(
+                "nuclear-war",
+                [
+                    InProcessAgentHandle(bots["reputation"], "r"),
+                    InProcessAgentHandle(bots[rival], rival),
+                ],
+                seed=seed,
+                settings=MatchSettings(timed=False, keep_stdout=False),
+            )
+            assert record.winner in (0, None), (rival, seed)
+            assert record.seats[0].score >= record.seats[1].score
+
+
+def test_the_starter_agent_plays_a_full_match_legally() -> None:
+    spec = get_game_spec("nuclear-war")
+    record = play_match(
+        "nuclear-war",
+        [
+            InProcessAgentHandle.from_source(spec.starter_source()),
+            InProcessAgentHandle(spec.bots["equilibrium"], "eq"),
+        ],
+        seed=1,
+        settings=MatchSettings(timed=False),
+    )
+    assert record.platform_error is None
+    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
+    assert not [e for e in record.log if e.get("illegal")]
+
+
+def test_defaults_are_six_crises_with_a_pot_of_100() -> None:
+    game = _game()
+    assert game.total_rounds == 6 and game.config.pot == 100 and game.config.max_threshold == 5
+    view = _view(game, game.players[0])
+    assert view["escalation_level"] == 0 and view["step"] == 1 and view["pot"] == 100

@@ -1,0 +1,184 @@
+"""The docker backend sets every limit from ``SandboxLimits`` and never blames agents for Docker."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+
+import docker
+import pytest
+
+import sandbox.docker_backend as docker_backend
+from games.core import InProcessAgentHandle, PlatformError, play_match
+from games.simple_card.bots import HighestBot
+from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans
+from sandbox.seccomp import DENIED_SYSCALLS, build_profile
+from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
+
+pytestmark = pytest.mark.docker
+
+CUSTOM = SandboxLimits(
+    mem_limit_mb=200,
+    cpus=0.5,
+    pids_limit=40,
+    tmpfs_size_mb=12,
+    shm_size_mb=4,
+    nofile_limit=100,
+    fsize_limit_mb=3,
+    log_max_size_kb=32,
+    freeze_idle=False,
+)
+
+
+@pytest.fixture
+def docker_handle() -> Iterator[docker_backend.DockerAgentHandle]:
+    require_docker()
+    handle = docker_backend.DockerAgentHandle(agent_source(PLAY_HIGHEST), name="x", limits=CUSTOM)
+    handle.start(game_id="simple-card", timeout_s=10)
+    yield handle
+    handle.close()
+
+
+def test_every_limit_reaches_the_container(docker_handle: docker_backend.DockerAgentHandle) -> None:
+    info = docker_backend.docker_client().api.inspect_container(docker_handle.container_id)
+    host, config = info["HostConfig"], info["Config"]
+    mib = 1024 * 1024
+    assert host["NetworkMode"] == "none"
+    assert host["ReadonlyRootfs"] is True
+    assert host["Tmpfs"] == {"/tmp": "rw,noexec,nosuid,nodev,size=12m,mode=1777"}
+    assert config["User"] == "65534:65534"
+    assert host["CapDrop"] == ["ALL"] and not host["CapAdd"]
+    assert "no-new-privileges:true" in host["SecurityOpt"]
+    seccomp = [o for o in host["SecurityOpt"] if o.startswith("seccomp=")]
+    assert json.loads(seccomp[0].removeprefix("seccomp=")) == build_profile()
+    assert host["Memory"] == 200 * mib and host["MemorySwap"] == 200 * mib
+    assert host["NanoCpus"] == 500_000_000
+    assert host["PidsLimit"] == 40
+    ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
+    assert ulimits == {"nofile": (100, 100), "fsize": (3 * mib, 3 * mib), "core": (0, 0)}
+    assert host["Init"] is True
+    assert host["IpcMode"] == "private"
+    assert host["ShmSize"] == 4 * mib
+    assert host["LogConfig"] == {
+        "Type": "json-file",
+        "Config": {"max-size": "32k", "max-file": "1"},
+    }
+    assert config["Labels"][docker_backend.LABEL] == "1"
+    # No variable of the worker's environment: only what the image declares.
+    assert all(v.split("=")[0] in {"PATH", "HOSTNAME"} for v in config["Env"] or [])
+
+
+def test_the_limits_hold_inside(docker_handle: docker_backend.DockerAgentHandle) -> None:
+    # The kernel's view from inside, read by the agent's own process.
+    probe = agent_source(
+        """
+def on_turn(self, state):
+    import os, resource
+    limits = {n: resource.getrlimit(getattr(resource, 'RLIMIT_' + n))[0]
+              for n in ('NOFILE', 'FSIZE', 'CORE')}
+    mounts = open('/proc/mounts').read().splitlines()
+    root = [l for l in mounts if ' / ' in l][0]
+    return {'uid': os.getuid(), 'limits': limits,
+            'tmp': [l for l in mounts if ' /tmp ' in l][0],
+            'root_ro': root.split()[3].startswith('ro')}
+"""
+    )
+    handle = create_handle(probe, name="probe", backend="docker", limits=CUSTOM)
+    handle.start(game_id="simple-card", timeout_s=10)
+    try:
+        result = handle.call("on_turn", {}, 5).result
+    finally:
+        handle.close()
+    assert result["uid"] == 65534
+    assert result["limits"] == {"NOFILE": 100, "FSIZE": 3 * 1024 * 1024, "CORE": 0}
+    assert {"noexec", "nosuid", "nodev"} <= set(result["tmp"].split()[3].split(","))
+    assert result["root_ro"] is True
+
+
+def test_a_missing_image_is_a_platform_error_that_says_make_image() -> None:
+    require_docker()
+    limits = SandboxLimits(image="agent-arena-sandbox:does-not-exist")
+    handle = create_handle(agent_source(PLAY_HIGHEST), name="x", backend="docker", limits=limits)
+    with pytest.raises(PlatformError, match="make image"):
+        handle.start(game_id="simple-card", timeout_s=10)
+    handle.close()
+    record = play_match(
+        "simple-card",
+        [
+            create_handle(agent_source(PLAY_HIGHEST), name="x", backend="docker", limits=limits),
+            InProcessAgentHandle(HighestBot, "highest"),
+        ],
+    )
+    assert record.platform_error and "make image" in record.platform_error
+    assert all(s.outcome is None for s in record.seats)  # nobody is charged for it
+
+
+def test_an_engine_that_is_gone_is_a_platform_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    gone = docker.DockerClient(
+        base_url="unix:///nonexistent/docker.sock", version="1.41", timeout=2
+    )
+    monkeypatch.setattr(docker_backend, "_client", gone)
+    handle = create_handle(agent_source(PLAY_HIGHEST), name="x", backend="docker")
+    with pytest.raises(PlatformError, match="could not create"):
+        handle.start(game_id="simple-card", timeout_s=10)
+    handle.close()
+    assert detect_backend() == "process"
+    assert remove_orphans() == 0
+
+
+def test_detect_backend_finds_docker_with_the_image() -> None:
+    require_docker()
+    assert detect_backend() == "docker"
+    assert detect_backend(SandboxLimits(image="agent-arena-sandbox:does-not-exist")) == "process"
+
+
+def test_remove_orphans_removes_labelled_leftovers_only() -> None:
+    require_docker()
+    api = docker_backend.docker_client().api
+    image = SandboxLimits().image
+    expired = {
+        docker_backend.LABEL: "1",
+        docker_backend.OWNER_LABEL: "elsewhere:1",
+        docker_backend.EXPIRES_LABEL: str(int(time.time()) - 1),
+    }
+    live = {
+        docker_backend.LABEL: "1",
+        docker_backend.OWNER_LABEL: docker_backend._owner(),
+        docker_backend.EXPIRES_LABEL: str(int(time.time()) + 3600),
+    }
+    created = []
+    try:
+        for labels in (expired, live):
+            cid = api.create_container(image, command=["sleep", "60"], labels=labels)["Id"]
+            api.start(cid)
+            created.append(cid)
+        unlabelled = api.create_container(image, command=["sleep", "60"])["Id"]
+        created.append(unlabelled)
+        assert remove_orphans() == 1
+        remaining = {c["Id"] for c in api.containers(all=True)}
+        assert created[0] not in remaining  # expired
+        assert created[1] in remaining  # its worker (this process) is alive
+        assert unlabelled in remaining  # not ours
+    finally:
+        for cid in created:
+            with contextlib.suppress(docker.errors.NotFound):
+                api.remove_container(cid, force=True)
+
+
+def test_seccomp_profile_names_every_call_of_design_section_4() -> None:
+    denied = {name for group in DENIED_SYSCALLS.values() for name in group}
+    for name in (
+        "ptrace",
+        "process_vm_readv",
+        "process_vm_writev",
+        "io_uring_setup",
+        "keyctl",
+        "bpf",
+        "perf_event_open",
+        "userfaultfd",
+    ):
+        assert name in denied
+    socket_rule = [r for r in build_profile()["syscalls"] if r["names"] == ["socket", "socketpair"]]
+    assert socket_rule[0]["args"] == [{"index": 0, "value": 1, "valueTwo": 0, "op": "SCMP_CMP_NE"}]

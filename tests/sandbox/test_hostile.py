@@ -1,0 +1,177 @@
+"""The hostile-agent suite (DESIGN.md §8): one agent file per attack in ``hostile/``.
+
+Each file says what it does in its docstring and what must happen in ``EXPECT`` (read here with
+``ast``, never imported): the hostile seat's ``reason`` (and ``detail`` text), text its stdout must
+show (proof the attack ran) or must not show (proof it failed), ``alone`` to run it while no other
+match runs. ``EXPECT["process"]``, when
+present, overrides those for the process backend and opts the file in there; files without it
+are docker only (most attacks only mean something against real isolation).
+
+Every match is simple-card against a small sandboxed opponent, with the real 2 s budget. For each
+file the test checks the outcome and reason, that the opponent played every turn without an error
+and won if the hostile agent forfeited, that no container is left, and that nothing the attacks
+aim at appeared on the host. The matches run a few at a time to keep the suite short.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from docker.constants import DEFAULT_MAX_POOL_SIZE
+
+from games.core import MatchRecord, MatchSettings, play_match
+from sandbox import SandboxLimits, create_handle
+from tests.sandbox.conftest import docker_available, require_docker
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+FILES = sorted(p.stem for p in HOSTILE.glob("*.py"))
+#: Set in the worker's environment during the suite; no agent may ever print it.
+SECRET = "SECRET_VALUE_d41d8cd98f00"
+#: Paths the filesystem attacks write to; none may exist on the host afterwards.
+HOST_PATHS = ("/arena-hostile-pwned", "/etc/arena-hostile-pwned", "/tmp/fill-0", "/tmp/tool")
+CONCURRENT_MATCHES = 4
+
+OPPONENT = """
+import time
+
+
+class Agent:
+    GAME = "simple-card"
+    SLEEP_S = {sleep}
+
+    def on_turn(self, state):
+        time.sleep(self.SLEEP_S)
+        print("opponent played round", state["round"])
+        return {{"type": "play_card", "card": min(state["hand"])}}
+"""
+
+
+def expectation(name: str, backend: str) -> dict[str, Any] | None:
+    """The file's ``EXPECT`` for ``backend``; ``None`` when the file does not run there."""
+    tree = ast.parse((HOSTILE / f"{name}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "EXPECT" for t in node.targets
+        ):
+            expect: dict[str, Any] = ast.literal_eval(node.value)
+            break
+    else:
+        raise AssertionError(f"hostile/{name}.py has no EXPECT")
+    if backend == "docker":
+        return expect
+    if "process" not in expect:
+        return None
+    return {**{k: v for k, v in expect.items() if k != "process"}, **expect["process"]}
+
+
+def play(name: str, backend: str) -> MatchRecord:
+    """One match: the hostile file in seat 0, the opponent in seat 1, both sandboxed."""
+    expect = expectation(name, backend) or {}
+    limits = SandboxLimits()
+    source = (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
+    opponent = OPPONENT.format(sleep=expect.get("opponent_sleep_s", 0))
+    handles = [
+        create_handle(source, name=name, backend=backend, limits=limits),
+        create_handle(opponent, name="opponent", backend=backend, limits=limits),
+    ]
+    return play_match("simple-card", handles, seed=7, settings=MatchSettings())
+
+
+def _stdout(record: MatchRecord, seat: int) -> str:
+    return "".join(e.get("stdout") or "" for e in record.log if e.get("seat") == seat)
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.fixture(scope="module")
+def docker_results() -> dict[str, Any]:
+    """Every docker hostile match, run a few at a time, with the worker's state around them."""
+    if not docker_available():
+        return {}
+    os.environ["ARENA_HOSTILE_SECRET"] = SECRET
+    try:
+        with ThreadPoolExecutor(max_workers=CONCURRENT_MATCHES) as pool:
+            # Fill the Docker client's connection pool before counting descriptors.
+            list(pool.map(lambda _: play("close_stdout", "docker"), range(CONCURRENT_MATCHES)))
+            fds_before = _open_fds()
+            together = [n for n in FILES if not expectation(n, "docker").get("alone")]
+            records = dict(
+                zip(together, pool.map(lambda n: play(n, "docker"), together), strict=True)
+            )
+        # Attacks whose outcome depends on getting the CPU when they need it run on their own.
+        records.update({n: play(n, "docker") for n in FILES if n not in records})
+        fds_after = _open_fds()
+    finally:
+        os.environ.pop("ARENA_HOSTILE_SECRET", None)
+    from sandbox.docker_backend import own_containers
+
+    left = own_containers()
+    return {"records": records, "fds": (fds_before, fds_after), "left": left}
+
+
+def check(record: MatchRecord, expect: dict[str, Any], name: str) -> None:
+    """The assertions every hostile match must pass."""
+    assert record.platform_error is None, record.platform_error
+    hostile, opponent = record.seats
+    assert str(hostile.reason) == expect["reason"], f"{name}: {hostile.reason}: {hostile.detail}"
+    if "detail" in expect:
+        assert expect["detail"] in hostile.detail, hostile.detail
+    stdout = _stdout(record, 0)
+    for text in expect.get("stdout_has", []):
+        assert text in stdout, f"{name} never printed {text!r}: {stdout[:2000]!r}"
+    for text in expect.get("stdout_lacks", []):
+        assert text not in stdout, f"{name} printed {text!r}: {stdout[:2000]!r}"
+    assert SECRET not in stdout
+    # The opponent is unharmed: it played every turn it was asked for, without an error.
+    assert str(opponent.reason) == "normal"
+    if expect["reason"] != "normal":
+        assert str(opponent.outcome) == "win"
+    opponent_calls = [e for e in record.log if e.get("seat") == 1 and e["method"] == "on_turn"]
+    assert all(e.get("error") is None for e in opponent_calls)
+    assert _stdout(record, 1).count("opponent played") == len(opponent_calls)
+    for path in HOST_PATHS:
+        assert not os.path.exists(path), f"{name} changed the host: {path} exists"
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("name", FILES)
+def test_hostile_agent_in_docker(name: str, docker_results: dict[str, Any]) -> None:
+    require_docker()
+    check(docker_results["records"][name], expectation(name, "docker") or {}, name)
+
+
+@pytest.mark.docker
+def test_the_worker_is_unharmed_and_nothing_is_left(docker_results: dict[str, Any]) -> None:
+    require_docker()
+    assert docker_results["left"] == [], "sandbox containers were left behind"
+    before, after = docker_results["fds"]
+    # The client's connection pool may still grow to its cap; a leak of one descriptor per
+    # container would show as 80 and more (41 matches, two containers each).
+    assert after - before <= DEFAULT_MAX_POOL_SIZE, f"descriptors leaked: {before} -> {after}"
+
+
+PROCESS_FILES = [n for n in FILES if expectation(n, "process") is not None]
+
+
+@pytest.fixture(scope="module")
+def process_results() -> dict[str, MatchRecord]:
+    """The process-backend subset, a few at a time like the docker one."""
+    with ThreadPoolExecutor(max_workers=CONCURRENT_MATCHES) as pool:
+        records = pool.map(lambda n: play(n, "process"), PROCESS_FILES)
+        return dict(zip(PROCESS_FILES, records, strict=True))
+
+
+@pytest.mark.parametrize("name", PROCESS_FILES)
+def test_hostile_agent_in_the_process_backend(
+    name: str, process_results: dict[str, MatchRecord]
+) -> None:
+    expect = expectation(name, "process")
+    assert expect is not None
+    check(process_results[name], expect, name)
