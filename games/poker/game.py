@@ -203,7 +203,11 @@ class PokerGame(Game):
         return {
             "player_id": player_id,
             "your_cards": list(self.hole[player_id]),
-            "history": [self._hand_entry(h, player_id) for h in self.finished],
+            # Without each hand's action list: 100 hands of it made every call ~120 KB. The full
+            # entry, actions included, reaches the agent once, in on_round_end.
+            "history": [
+                self._hand_entry(h, player_id, with_actions=False) for h in self.finished
+            ],
         }
 
     def get_available_actions(self) -> list[Action]:
@@ -370,14 +374,17 @@ class PokerGame(Game):
             self._start_hand(self.hand_number + 1)
         return result
 
-    def _hand_entry(self, record: dict[str, Any], player: str) -> dict[str, Any]:
-        """A finished hand from ``player``'s point of view (round_result and history)."""
+    def _hand_entry(
+        self, record: dict[str, Any], player: str, *, with_actions: bool = True
+    ) -> dict[str, Any]:
+        """A finished hand from ``player``'s point of view (round_result; history without the
+        action list)."""
         opponent = self.opponent_of(player)
         net = record["net"]
         winner = record["winner"]
         shown = record["cards"]
         classes = record["hand_classes"]
-        return {
+        entry = {
             "round": record["hand"],
             "your_points": net[player],
             "opponent_points": net[opponent],
@@ -392,11 +399,13 @@ class PokerGame(Game):
             "pot": record["pot"],
             "your_stack": self.config.starting_stack + net[player],
             "opponent_stack": self.config.starting_stack + net[opponent],
-            "actions": [
+        }
+        if with_actions:
+            entry["actions"] = [
                 {**a, "player": "you" if a["player"] == player else "opponent"}
                 for a in record["actions"]
-            ],
-        }
+            ]
+        return entry
 
     def get_scores(self) -> dict[str, float]:
         """Net chips over the match."""
