@@ -205,9 +205,7 @@ class PokerGame(Game):
             "your_cards": list(self.hole[player_id]),
             # Without each hand's action list: 100 hands of it made every call ~120 KB. The full
             # entry, actions included, reaches the agent once, in on_round_end.
-            "history": [
-                self._hand_entry(h, player_id, with_actions=False) for h in self.finished
-            ],
+            "history": [self._hand_entry(h, player_id, with_actions=False) for h in self.finished],
         }
 
     def get_available_actions(self) -> list[Action]:
