@@ -42,3 +42,32 @@ def test_chess_shows_boards_to_step_through() -> None:
 def test_poker_shows_a_hand_log() -> None:
     page = played("poker")
     assert "finished" in page and "Hand log" in page and "preflop" in page
+
+
+def test_round_results_read_as_words_by_seat_name() -> None:
+    from arena.matches.replays import round_rows
+
+    rounds = [
+        {
+            "round": 1,
+            "result": {
+                "p0": {
+                    "round": 1,
+                    "your_choice": "steal",
+                    "opponent_choice": "split",
+                    "your_points": 100,
+                    "opponent_points": 0,
+                },
+                "p1": {
+                    "round": 1,
+                    "your_choice": "split",
+                    "opponent_choice": "steal",
+                    "your_points": 0,
+                    "opponent_points": 100,
+                },
+            },
+        }
+    ]
+    (row,) = round_rows(rounds, {0: "ann v1", 1: "bob v2"})
+    assert row["points"] == "ann v1 100, bob v2 0"
+    assert row["details"] == ["ann v1: choice = steal", "bob v2: choice = split"]

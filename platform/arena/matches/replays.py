@@ -129,9 +129,35 @@ def poker_hands(rounds: list[dict[str, Any]], names: dict[int, str]) -> list[dic
     return hands
 
 
-def round_rows(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Round results as the game reported them (poker hands, dice reveals, split/steal choices)."""
-    return [
-        {"round": r.get("round"), "result": json.dumps(r.get("result"), indent=1, default=str)}
-        for r in rounds
-    ]
+def round_rows(rounds: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
+    """Round results in words: each seat's points, then what the round revealed, by name.
+
+    The game reports each round from every seat's point of view; seat 0's view, with "your" and
+    "opponent" replaced by the seats' names, says everything once.
+    """
+    me, them = names.get(0, "seat 0"), names.get(1, "seat 1")
+    rows = []
+    for r in rounds:
+        view = (r.get("result") or {}).get("p0")
+        if not isinstance(view, dict):
+            continue
+        details = []
+        for key, value in view.items():
+            if key in ("round", "your_points", "opponent_points"):
+                continue
+            if key.startswith("your_"):
+                label = f"{me}: {key.removeprefix('your_').replace('_', ' ')}"
+            elif key.startswith("opponent_"):
+                label = f"{them}: {key.removeprefix('opponent_').replace('_', ' ')}"
+            else:
+                label = key.replace("_", " ")
+            shown = value if isinstance(value, str | int | float) else _short(value)
+            details.append(f"{label} = {shown}")
+        rows.append(
+            {
+                "round": r.get("round"),
+                "points": f"{me} {view.get('your_points')}, {them} {view.get('opponent_points')}",
+                "details": details,
+            }
+        )
+    return rows

@@ -68,7 +68,7 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "moves": replays.replay_moves(entries, names) if match.is_done else [],
         "boards": replays.chess_boards(entries) if match.game == "chess" and match.is_done else [],
         "hands": replays.poker_hands(match.rounds, names) if match.game == "poker" else [],
-        "rounds": replays.round_rows(match.rounds) if match.game != "poker" else [],
+        "rounds": replays.round_rows(match.rounds, names) if match.game != "poker" else [],
     }
     template = "matches/_live.html" if request.headers.get("HX-Request") else "matches/detail.html"
     return render(request, template, context)

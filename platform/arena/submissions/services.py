@@ -50,8 +50,9 @@ def submission_create(
             checked = check_source(source or "")
     if not checked.ok or checked.game is None:
         first = checked.problems[0]
+        shown = PurePath(filename).name if filename else "agent.py"
         raise Refused(
-            f"agent.py was refused: {first}", details=[p.as_dict() for p in checked.problems]
+            f"{shown} was refused: {first}", details=[p.as_dict() for p in checked.problems]
         )
     spec = get_game_spec(checked.game)
     agent, _ = Agent.objects.get_or_create(
