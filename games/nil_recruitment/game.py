@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.messages import checked_message_text
 from games.nil_recruitment.config import NilRecruitmentConfig
 
 # Flavour: who the recruit is and where the schools are. It changes nothing in the rules.
@@ -237,14 +238,7 @@ class NilRecruitmentGame(Game):
                     f"({len(self.messages)} of {self.config.messages_per_round} messages sent), "
                     f"not {kind!r}"
                 )
-            text = action.get("text")
-            if not isinstance(text, str):
-                raise IllegalActionError('a message needs "text": a string')
-            if len(text) > self.config.max_message_chars:
-                raise IllegalActionError(
-                    f"the message has {len(text)} characters; the limit is "
-                    f"{self.config.max_message_chars}: shorten it"
-                )
+            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
             self.messages.append({"sender": player, "text": text})
             self.turn += 1
             return info, False

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.messages import checked_message_text
 from games.nuclear_war.config import NuclearWarConfig
 
 CHOICES = ("stand", "yield")
@@ -134,14 +135,7 @@ class NuclearWarGame(Game):
                     f'it is the negotiate phase of step {self.step_no}: send {{"type": "message", '
                     f'"text": ...}} (one message each before you commit), not {kind!r}'
                 )
-            text = action.get("text")
-            if not isinstance(text, str):
-                raise IllegalActionError('a message needs "text": a string')
-            if len(text) > self.config.max_message_chars:
-                raise IllegalActionError(
-                    f"the message has {len(text)} characters; the limit is "
-                    f"{self.config.max_message_chars}: shorten it"
-                )
+            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
             self.messages.append({"sender": player, "text": text})
             self.spoken += 1
             self.turn += 1

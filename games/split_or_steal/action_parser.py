@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from games.core import Action, ActionParseError, ActionParser
+from games.core.messages import checked_message_text
 
 
 class SplitOrStealActionParser(ActionParser):
@@ -18,14 +19,7 @@ class SplitOrStealActionParser(ActionParser):
     def validate(self, action: Action, template: Action, valid_actions: list[Action]) -> Action:
         """Check the text's type and length; normalise the choice."""
         if template["action_type"] == "message":
-            text = action.get("text")
-            if not isinstance(text, str):
-                raise ActionParseError('a message needs "text": a string')
-            limit = int(template["max_length"])
-            if len(text) > limit:
-                raise ActionParseError(
-                    f"the message has {len(text)} characters; the limit is {limit}: shorten it"
-                )
+            text = checked_message_text(action, int(template["max_length"]), ActionParseError)
             return {"action_type": "message", "text": text}
         choice = action.get("choice")
         if isinstance(choice, str):

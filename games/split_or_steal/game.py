@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.messages import checked_message_text
 from games.split_or_steal.config import SplitOrStealConfig
 
 CHOICES = ("split", "steal")
@@ -122,14 +123,7 @@ class SplitOrStealGame(Game):
                     f'it is the negotiate phase: send {{"type": "message", "text": ...}} '
                     f"({len(self.messages)} of {self.config.messages_per_round} messages sent)"
                 )
-            text = action.get("text")
-            if not isinstance(text, str):
-                raise IllegalActionError("a message needs a text string")
-            if len(text) > self.config.max_message_chars:
-                raise IllegalActionError(
-                    f"the message has {len(text)} characters; the limit is "
-                    f"{self.config.max_message_chars}"
-                )
+            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
             self.messages.append({"sender": player, "text": text})
             return info, False
         if kind != "commit":
