@@ -189,3 +189,36 @@ def test_at_most_three_active_per_game(make_user: Any, committed: Any, starter_s
         submission_activate(submission=s, user=user)
     with pytest.raises(Refused, match="limit is 3"):
         submission_activate(submission=subs[3], user=user)
+
+
+def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> None:
+    from arena.matches.services import match_void
+    from arena.ratings import elo
+    from arena.submissions.services import house_submission_ensure
+
+    steal, split, tft = (
+        house_submission_ensure(game="split-or-steal", bot=b)
+        for b in ("always-steal", "always-split", "tit-for-tat")
+    )
+    pairs = [(steal, split), (split, tft), (steal, tft)]
+    matches = []
+    for pair in pairs:
+        match = match_create(kind="ranked", submissions=list(pair))
+        match_run(match_id=match.pk)
+        matches.append(match)
+    match_void(match=matches[1])
+
+    # What the ladder must hold: Elo over the first and third matches only, from 1200.
+    standing = {s.pk: elo.Standing(1200.0, 0) for s in (steal, split, tft)}
+    for index in (0, 2):
+        a, b = pairs[index]
+        seats = {p.submission_id: p.outcome for p in matches[index].participants.all()}
+        new_a, new_b = elo.updated_ratings(standing[a.pk], standing[b.pk], elo.SCORES[seats[a.pk]])
+        standing[a.pk] = elo.Standing(new_a, standing[a.pk].games + 1)
+        standing[b.pk] = elo.Standing(new_b, standing[b.pk].games + 1)
+    for s in (steal, split, tft):
+        rating = Rating.objects.get(submission=s)
+        assert (rating.rating, rating.games) == (standing[s.pk].rating, standing[s.pk].games)
+    assert not RatingChange.objects.filter(match=matches[1]).exists()
+    matches[1].refresh_from_db()
+    assert (matches[1].status, matches[1].rated) == ("error", False)

@@ -373,7 +373,10 @@ def match_rerun(*, match: Match) -> Match:
 
 @transaction.atomic
 def match_void(*, match: Match, reason: str = "voided by an administrator") -> Match:
-    """Admin: mark a match as not counting. Elo already applied stays (see the rating history)."""
+    """Admin: mark a match as not counting. A rated match leaves its ladder, which is replayed
+    without it (``ratings_recompute``): Elo is path-dependent, so later updates change too."""
+    from arena.ratings.services import ratings_recompute
+
     match = Match.objects.select_for_update().get(pk=match.pk)
     if match.status == Match.Status.ERROR:
         return match
@@ -381,4 +384,8 @@ def match_void(*, match: Match, reason: str = "voided by an administrator") -> M
         return match_set_status(match=match, status=Match.Status.ERROR, error=reason)
     if match.status == Match.Status.RUNNING:
         match.status = Match.Status.FINISHED  # let the void path below apply
-    return match_set_status(match=match, status=Match.Status.ERROR, error=reason)
+    was_rated = match.rated
+    match = match_set_status(match=match, status=Match.Status.ERROR, error=reason)
+    if was_rated:
+        ratings_recompute(game=match.game, game_version=match.game_version)
+    return match

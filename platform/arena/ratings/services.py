@@ -72,6 +72,40 @@ def rating_apply(*, match: Match) -> None:
     match.save(update_fields=["rated"])
 
 
+@transaction.atomic
+def ratings_recompute(*, game: str, game_version: int) -> int:
+    """Rebuild one ladder from the matches that still count, in the order they were applied.
+
+    Elo depends on the path: when an administrator voids a rated match, every later update of
+    the agents involved would differ, so the ladder is replayed from 1200 rather than patched.
+    Returns how many matches were applied again.
+    """
+    ratings = list(
+        Rating.objects.select_for_update()
+        .filter(game=game, game_version=game_version)
+        .order_by("id")
+    )
+    changes = RatingChange.objects.filter(rating__in=ratings)
+    applied_order = list(dict.fromkeys(changes.order_by("id").values_list("match_id", flat=True)))
+    changes.delete()
+    for rating in ratings:
+        rating.rating, rating.games, rating.wins, rating.losses, rating.draws = 1200.0, 0, 0, 0, 0
+        rating.save()
+    Participant.objects.filter(match_id__in=applied_order).update(
+        rating_before=None, rating_after=None
+    )
+    Match.objects.filter(pk__in=applied_order).update(rated=False)
+    matches = Match.objects.in_bulk(applied_order)
+    replayed = 0
+    for match_id in applied_order:
+        match = matches[match_id]
+        if match.status == Match.Status.FINISHED:
+            rating_apply(match=match)
+            replayed += 1
+    logger.info("recomputed the %s v%s ladder from %d matches", game, game_version, replayed)
+    return replayed
+
+
 def matchmaking_run() -> list[Match]:
     """Pair free ladder entries of every game and create their ranked matches.
 
