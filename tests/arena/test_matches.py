@@ -137,7 +137,7 @@ def test_a_platform_error_is_retried_then_recorded_unrated(
 ) -> None:
     match, mine, _ = _ranked_match(committed, make_user(), starter_source)
 
-    def broken(submission: Any) -> Any:
+    def broken(submission: Any, **_: Any) -> Any:
         raise PlatformError("the sandbox backend is down")
 
     monkeypatch.setattr("arena.matches.sandboxing.make_handle", broken)
@@ -222,3 +222,29 @@ def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> 
     assert not RatingChange.objects.filter(match=matches[1]).exists()
     matches[1].refresh_from_db()
     assert (matches[1].status, matches[1].rated) == ("error", False)
+
+
+def test_only_ranked_matches_freeze_the_waiting_agent(
+    make_user: Any, committed: Any, starter_source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.matches import sandboxing
+
+    asked: list[tuple[str, bool]] = []
+    real = sandboxing.make_handle
+
+    def spy(submission: Any, *, freeze_idle: bool = True) -> Any:
+        asked.append((submission.label, freeze_idle))
+        return real(submission, freeze_idle=freeze_idle)
+
+    monkeypatch.setattr("arena.matches.sandboxing.make_handle", spy)
+    match, mine, _ = _ranked_match(committed, make_user(), starter_source)
+    assert asked and not any(freeze for _, freeze in asked)  # the validation self-play
+    asked.clear()
+    match_run(match_id=match.pk)
+    assert asked and all(freeze for _, freeze in asked)
+    asked.clear()
+    training = training_create(
+        user=mine.agent.owner, submission_id=mine.pk, opponent="house:highest"
+    )
+    match_run(match_id=training.pk)
+    assert asked and not any(freeze for _, freeze in asked)

@@ -16,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from arena.submissions.models import Submission
 from games.core import AgentHandle, InProcessAgentHandle, house_bot_class
-from sandbox import create_handle, detect_backend, remove_orphans
+from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans
 
 logger = logging.getLogger(__name__)
 
@@ -45,12 +45,20 @@ def sandbox_backend() -> str:
     return backend
 
 
-def make_handle(submission: Submission) -> AgentHandle:
-    """A fresh, unstarted handle for one seat; the referee starts and closes it."""
+def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHandle:
+    """A fresh, unstarted handle for one seat; the referee starts and closes it.
+
+    ``freeze_idle`` pauses a sandboxed agent while it waits for its turn (docker backend).
+    """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
         return InProcessAgentHandle(factory=bot_class, display_name=submission.label)
-    return create_handle(submission.source, name=submission.label, backend=sandbox_backend())
+    return create_handle(
+        submission.source,
+        name=submission.label,
+        backend=sandbox_backend(),
+        limits=SandboxLimits(freeze_idle=freeze_idle),
+    )
 
 
 def detected_backend() -> str:

@@ -242,7 +242,11 @@ def match_run(*, match_id: int) -> str:
     try:
         from arena.matches.sandboxing import make_handle
 
-        handles = [make_handle(p.submission) for p in participants]
+        # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
+        # time; that only matters where the result counts. Validation plays an agent against
+        # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
+        freeze = match.kind == Match.Kind.RANKED
+        handles = [make_handle(p.submission, freeze_idle=freeze) for p in participants]
         record = play_match(
             match.game,
             handles,
