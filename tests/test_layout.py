@@ -66,3 +66,13 @@ def test_arena_cli_never_imports_django() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 roots.add(node.module.split(".")[0])
         assert not roots & {"django", "arena", "celery"}, path
+
+
+def test_bench_scripts_shadow_no_module() -> None:
+    # A script's folder leads sys.path: bench/platform.py would replace the standard library's
+    # platform module (and bench/sandbox.py the sandbox package) for every import it makes.
+    import sys
+
+    taken = set(sys.stdlib_module_names) | PROJECT_TREES | {"sandbox", "games", "tests"}
+    clashes = [p.name for p in (ROOT / "bench").glob("*.py") if p.stem in taken]
+    assert clashes == []

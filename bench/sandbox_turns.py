@@ -11,8 +11,8 @@
 * ``soak``: N short docker matches in a row, counting containers left, the controller's open
   descriptors and resident memory before and after (target: zero leaks).
 
-Run: ``make bench`` or ``.venv/bin/python bench/sandbox.py [--soak-matches 200]``. The default run
-(30 soak matches) takes about a minute and a half; the process backend runs when Docker is absent.
+Run: ``make bench`` or ``.venv/bin/python bench/sandbox_turns.py [--soak-matches 200]``.
+The default run (30 soak matches) takes about a minute and a half; the process backend runs when Docker is absent.
 """
 
 from __future__ import annotations
@@ -27,12 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this file's directory leads sys.path and this file would shadow the package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-from games.core import InProcessAgentHandle, MatchSettings, play_match  # noqa: E402
-from games.core.agent import AgentHandle  # noqa: E402
-from sandbox import SandboxLimits, create_handle, detect_backend  # noqa: E402
+from games.core import InProcessAgentHandle, MatchSettings, play_match
+from games.core.agent import AgentHandle
+from sandbox import SandboxLimits, create_handle, detect_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 SPLIT_OR_STEAL_STARTER = (ROOT / "games" / "split_or_steal" / "starter_agent.py").read_text()

@@ -7,7 +7,7 @@ JSON API:
   * training match: seconds from POST /api/training to finished, and the referee's own duration;
   * ranked throughput: matches per minute one worker (concurrency 1) sustains on a queue of
     ranked matches.
-Run: `make bench` or `.venv/bin/python bench/platform.py [--game G] [--uploads N] [--ranked N]`.
+Run: `make bench` or `.venv/bin/python bench/platform_flow.py [--game G] [--ranked N]`.
 """
 
 from __future__ import annotations
