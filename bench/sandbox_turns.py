@@ -12,7 +12,7 @@
   descriptors and resident memory before and after (target: zero leaks).
 
 Run: ``make bench`` or ``.venv/bin/python bench/sandbox_turns.py [--soak-matches 200]``.
-The default run (30 soak matches) takes about a minute and a half; the process backend runs when Docker is absent.
+The default run (30 soak matches) takes about a minute; without Docker the process backend runs.
 """
 
 from __future__ import annotations
