@@ -185,6 +185,10 @@ CELERY_BEAT_SCHEDULE = {
 ARENA_SANDBOX_BACKEND = os.environ.get("ARENA_SANDBOX_BACKEND", "auto")
 #: The process backend does not isolate: refused unless DEBUG is on or this is set explicitly.
 ARENA_ALLOW_PROCESS_SANDBOX = env_bool("ARENA_ALLOW_PROCESS_SANDBOX", DEBUG)
+#: The image uploaded agents run in (``make image`` builds the default) and the container
+#: runtime: empty for the engine's default (runc), ``runsc`` for gVisor where it is installed.
+ARENA_SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
+ARENA_SANDBOX_RUNTIME = os.environ.get("ARENA_SANDBOX_RUNTIME", "") or None
 ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
 ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))

@@ -248,3 +248,24 @@ def test_only_ranked_matches_freeze_the_waiting_agent(
     )
     match_run(match_id=training.pk)
     assert asked and not any(freeze for _, freeze in asked)
+
+
+def test_sandbox_image_and_runtime_come_from_settings(
+    make_user: Any,
+    committed: Any,
+    starter_source: str,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
+) -> None:
+    from arena.matches import sandboxing
+
+    mine = upload(committed, make_user(), starter_source)
+    settings.ARENA_SANDBOX_IMAGE = "registry.example/arena-sandbox:7"
+    settings.ARENA_SANDBOX_RUNTIME = "runsc"
+    monkeypatch.setattr(sandboxing, "sandbox_backend", lambda: "docker")
+    handle = sandboxing.make_handle(mine, freeze_idle=False)
+    assert (handle.limits.image, handle.limits.runtime) == (
+        "registry.example/arena-sandbox:7",
+        "runsc",
+    )
+    assert handle.limits.freeze_idle is False

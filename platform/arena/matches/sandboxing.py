@@ -57,13 +57,17 @@ def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHan
         submission.source,
         name=submission.label,
         backend=sandbox_backend(),
-        limits=SandboxLimits(freeze_idle=freeze_idle),
+        limits=SandboxLimits(
+            image=settings.ARENA_SANDBOX_IMAGE,
+            runtime=settings.ARENA_SANDBOX_RUNTIME,
+            freeze_idle=freeze_idle,
+        ),
     )
 
 
 def detected_backend() -> str:
     """What ``auto`` means on this machine: docker when the engine and image answer."""
-    return str(detect_backend())
+    return str(detect_backend(SandboxLimits(image=settings.ARENA_SANDBOX_IMAGE)))
 
 
 def remove_orphaned_agents() -> int:
