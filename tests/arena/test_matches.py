@@ -262,8 +262,10 @@ def test_sandbox_image_and_runtime_come_from_settings(
     mine = upload(committed, make_user(), starter_source)
     settings.ARENA_SANDBOX_IMAGE = "registry.example/arena-sandbox:7"
     settings.ARENA_SANDBOX_RUNTIME = "runsc"
-    monkeypatch.setattr(sandboxing, "sandbox_backend", lambda: "docker")
+    settings.ARENA_SANDBOX_BACKEND = "docker"
+    sandboxing.sandbox_backend.cache_clear()
     handle = sandboxing.make_handle(mine, freeze_idle=False)
+    sandboxing.sandbox_backend.cache_clear()
     assert (handle.limits.image, handle.limits.runtime) == (
         "registry.example/arena-sandbox:7",
         "runsc",
