@@ -194,23 +194,6 @@ def test_the_probability_bot_beats_the_random_bot() -> None:
     assert wins >= 24
 
 
-def test_the_starter_agent_plays_a_full_match_legally() -> None:
-    spec = get_game_spec("liars-dice")
-    record = play_match(
-        "liars-dice",
-        [
-            InProcessAgentHandle.from_source(spec.starter_source()),
-            InProcessAgentHandle(spec.bots["reader"], "reader"),
-        ],
-        seed=3,
-        settings=MatchSettings(timed=False),
-    )
-    assert record.platform_error is None
-    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
-    assert not [e for e in record.log if e.get("illegal")]
-    assert any(e.get("stdout") for e in record.log if e["seat"] == 0)
-
-
 def test_defaults_are_ten_rounds_of_five_dice_each() -> None:
     game = _game()
     assert game.total_rounds == 10 and game.config.dice_per_player == 5

@@ -172,22 +172,6 @@ def test_the_shading_bot_beats_the_trivial_bots() -> None:
         assert wins >= 8, rival
 
 
-def test_the_starter_agent_plays_a_full_match_legally() -> None:
-    spec = get_game_spec("nil-recruitment")
-    record = play_match(
-        "nil-recruitment",
-        [
-            InProcessAgentHandle.from_source(spec.starter_source()),
-            InProcessAgentHandle(spec.bots["shading"], "s"),
-        ],
-        seed=2,
-        settings=MatchSettings(timed=False),
-    )
-    assert record.platform_error is None
-    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
-    assert not [e for e in record.log if e.get("illegal")]
-
-
 def test_defaults_are_five_recruits_and_a_season_budget_of_300() -> None:
     game = _game()
     view = _view(game, game.players[0])

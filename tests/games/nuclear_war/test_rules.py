@@ -176,22 +176,6 @@ def test_the_reputation_bot_never_loses_to_the_trivial_bots() -> None:
             assert record.seats[0].score >= record.seats[1].score
 
 
-def test_the_starter_agent_plays_a_full_match_legally() -> None:
-    spec = get_game_spec("nuclear-war")
-    record = play_match(
-        "nuclear-war",
-        [
-            InProcessAgentHandle.from_source(spec.starter_source()),
-            InProcessAgentHandle(spec.bots["equilibrium"], "eq"),
-        ],
-        seed=1,
-        settings=MatchSettings(timed=False),
-    )
-    assert record.platform_error is None
-    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
-    assert not [e for e in record.log if e.get("illegal")]
-
-
 def test_defaults_are_six_crises_with_a_pot_of_100() -> None:
     game = _game()
     assert game.total_rounds == 6 and game.config.pot == 100 and game.config.max_threshold == 5

@@ -239,22 +239,6 @@ def test_the_minimax_prober_needs_at_most_seven_probes_on_a_sample_of_codes() ->
     assert max(probes_to_crack(code) for code in sample) <= 7
 
 
-def test_the_starter_agent_plays_a_full_match_legally() -> None:
-    spec = get_game_spec("passcode")
-    record = play_match(
-        "passcode",
-        [
-            InProcessAgentHandle.from_source(spec.starter_source()),
-            InProcessAgentHandle(spec.bots["solver"], "s"),
-        ],
-        seed=5,
-        settings=MatchSettings(timed=False),
-    )
-    assert record.platform_error is None
-    assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
-    assert not [e for e in record.log if e.get("illegal")]
-
-
 def test_defaults_are_five_rounds_of_ten_cycles_with_a_pot_of_100() -> None:
     game = _game()
     assert game.total_rounds == 5 and game.config.pot == 100
