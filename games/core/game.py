@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from games.core.config import GameConfig
 
@@ -40,6 +40,10 @@ class Game(ABC):
     version: ClassVar[int] = 1
     #: The pydantic config class; ``create_game`` validates ``ArenaConfig.config`` with it.
     config_class: ClassVar[type[GameConfig]]
+    #: How the ladder ranks this game (DESIGN.md §7): ``"elo"`` on win/draw/loss for zero-sum
+    #: games; ``"mean_payoff"`` (mean payoff per match against the field, with a confidence
+    #: interval) for non-zero-sum games, where head-to-head wins reward a trivial strategy.
+    ranking: ClassVar[Literal["elo", "mean_payoff"]] = "elo"
     #: Phases in which both players choose "at once" (collected one after the other).
     simultaneous_phases: ClassVar[frozenset[str]] = frozenset()
 

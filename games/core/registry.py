@@ -88,6 +88,11 @@ class GameSpec:
         """The game's rule version."""
         return self.game_class.version
 
+    @property
+    def ranking(self) -> str:
+        """How the ladder ranks the game: ``"elo"`` or ``"mean_payoff"`` (``Game.ranking``)."""
+        return self.game_class.ranking
+
     def rules_markdown(self) -> str:
         """The game's ``rules.md``."""
         return (self.package_dir / "rules.md").read_text(encoding="utf-8")
