@@ -15,9 +15,17 @@ Protocol (one JSON object a line, both ways; DESIGN.md §4):
   compiles the source as ``agent.py``, checks ``GAME`` and ``on_turn``, instantiates ``Agent``;
 * request ``{"id": n, "type": "call", "method": "on_turn", "payload": {...}}``: calls the method;
   a missing optional hook answers ``ok`` with ``null``;
+* request ``{"id": n, "type": "ping"}`` (a warm-pool container, before any agent code is there):
+  answers ``ok`` with ``{"protocol": N}``, proof that the harness runs and listens;
 * every reply: ``{"id", "ok", "result" | "error": {"type", "message", "traceback"}, "stdout",
-  "elapsed_ms"}``, plus ``"fatal": true`` when the agent ended its own process (``sys.exit`` in a
-  hook) and the harness exits right after the reply.
+  "elapsed_ms", "cpu_ms"}``, plus ``"fatal": true`` when the agent ended its own process
+  (``sys.exit`` in a hook) and the harness exits right after the reply. ``elapsed_ms`` is the wall
+  time of the agent's own method (or of loading it), measured here around that call and nothing
+  else: the referee charges it to the agent's budget; ``cpu_ms`` is the CPU time the whole process
+  used in that window (for the log). The controller trusts neither beyond its own backstop.
+
+A result must be JSON without NaN or infinities, nested at most ``MAX_REPLY_DEPTH`` deep, its text
+valid Unicode (no lone surrogates); anything else is refused here as ``InvalidReply``.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
@@ -38,12 +46,14 @@ import types
 from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
 STDOUT_CAP_PER_MATCH_BYTES = 256 * 1024
 STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a match]\n"
+#: Mirrors ``SandboxLimits.max_reply_depth``'s default (a test keeps them equal).
+MAX_REPLY_DEPTH = 64
 
 #: Lifecycle methods an agent may implement; any other method name in a request is refused.
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
@@ -171,6 +181,8 @@ class Harness:
                 reply, fatal = self._load(request)
             elif kind == "call":
                 reply, fatal = self._call(request)
+            elif kind == "ping" and self.agent is None:
+                reply, fatal = {"ok": True, "result": {"protocol": PROTOCOL_VERSION}}, False
             else:
                 reply, fatal = {"ok": False, "error": _error("ProtocolError", kind)}, True
             reply["id"] = request_id
@@ -185,7 +197,10 @@ class Harness:
         # Every reply has every field, the early refusals included.
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
-        self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
+        reply.setdefault("cpu_ms", 0.0)
+        # Lone surrogates (an exception message can hold one) become "?": never invalid UTF-8.
+        data = json.dumps(reply, allow_nan=False, ensure_ascii=False)
+        self.replies.write(data.encode("utf-8", errors="replace") + b"\n")
         self.replies.flush()
 
     def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -195,7 +210,7 @@ class Harness:
                 f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
             )
             return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         error = None
         try:
             self.agent = _instantiate(str(request["source"]), str(request["game"]))
@@ -205,8 +220,7 @@ class Harness:
             error = _error("SystemExit", f"the agent called sys.exit({exc.code!r}) while loading")
         except BaseException as exc:  # the agent's own code failed: tell its owner why
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        reply: dict[str, Any] = {"ok": error is None, "elapsed_ms": elapsed_ms}
+        reply: dict[str, Any] = {"ok": error is None, **_window(started, cpu_started)}
         if error is None:
             reply["result"] = {"protocol": PROTOCOL_VERSION}
         else:
@@ -218,8 +232,8 @@ class Harness:
         method = request.get("method")
         if self.agent is None or method not in LIFECYCLE_METHODS:
             return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
-        started = time.perf_counter()
         ok, result, error, fatal = True, None, None, False
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             hook = getattr(self.agent, str(method), None)
             raw = None if hook is None else hook(request.get("payload"))
@@ -229,22 +243,43 @@ class Harness:
         except BaseException as exc:  # the agent's exception: the referee decides its cost
             ok = False
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
-        else:
-            if hook is not None:
-                try:
-                    # Serialised here so a reply JSON cannot carry fails like the in-process one.
-                    json.dumps(raw, allow_nan=False)
-                    result = raw
-                except (TypeError, ValueError, RecursionError) as exc:
-                    ok = False
-                    error = _error("InvalidReply", f"the reply could not be sent as JSON: {exc}")
-        reply: dict[str, Any] = {"ok": ok, "elapsed_ms": (time.perf_counter() - started) * 1000}
+        window = _window(started, cpu_started)
+        if ok and hook is not None:
+            try:
+                # Serialised here so a reply JSON cannot carry fails like the in-process one.
+                json.dumps(raw, allow_nan=False, ensure_ascii=False).encode("utf-8")
+                _check_depth(raw)
+                result = raw
+            except (TypeError, ValueError, RecursionError) as exc:
+                ok = False
+                error = _error("InvalidReply", f"the reply could not be sent as JSON: {exc}")
+        reply: dict[str, Any] = {"ok": ok, **window}
         if ok:
             reply["result"] = result
         else:
             reply["error"] = error
         reply["stdout"] = self.capture.collect()
         return reply, fatal
+
+
+def _window(started: float, cpu_started: float) -> dict[str, float]:
+    """The agent's own time since ``started``: wall (charged) and CPU (logged), in ms."""
+    return {
+        "elapsed_ms": (time.perf_counter() - started) * 1000,
+        "cpu_ms": (time.process_time() - cpu_started) * 1000,
+    }
+
+
+def _check_depth(value: Any) -> None:
+    """``ValueError`` when lists and objects nest deeper than ``MAX_REPLY_DEPTH``."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth > MAX_REPLY_DEPTH:
+                raise ValueError(f"it nests deeper than {MAX_REPLY_DEPTH} levels")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
 
 
 class _LoadError(Exception):
