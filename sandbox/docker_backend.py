@@ -61,6 +61,16 @@ _client: Any = None
 _client_lock = threading.Lock()
 
 
+def _forget_client_in_child() -> None:
+    # A forked worker process must not share the parent's connections to the engine.
+    global _client, _client_lock
+    _client = None
+    _client_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_client_in_child)
+
+
 def docker_client() -> Any:
     """The process-wide Docker client (created on first use); ``PlatformError`` without one."""
     global _client
