@@ -6,8 +6,9 @@
 Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
 exists (``make image``), else the process backend, which isolates nothing and says so. House bots
 run in this process. The sandboxed path is the platform's: the waiting agent is frozen, each call
-is charged the agent's own time as the sandbox measured it, with the same backstop. Without ``--json`` it prints what each agent printed, turn by turn, then the
-result; with ``--json`` it prints one JSON object and nothing else.
+is charged the agent's own time as the sandbox measured it, with the same backstop. Without
+``--json`` it prints what each agent printed, turn by turn, then the result; with ``--json`` it
+prints one JSON object and nothing else.
 """
 
 from __future__ import annotations
