@@ -33,8 +33,12 @@ logger = logging.getLogger(__name__)
 
 #: How long a new container's harness has to answer its first ping.
 PING_TIMEOUT_S = 30.0
-#: Wait after a failed refill (no engine, image missing) before trying again.
-RETRY_AFTER_S = 2.0
+#: How long a pooled harness has to answer the ping that checks it when it is taken.
+TAKE_PING_TIMEOUT_S = 2.0
+#: Wait after a failed refill (no engine, image missing) before trying again; doubled after each
+#: failure in a row, up to ``RETRY_AFTER_MAX_S``.
+RETRY_AFTER_S = 1.0
+RETRY_AFTER_MAX_S = 60.0
 
 
 def container_key(limits: SandboxLimits) -> SandboxLimits:
@@ -121,33 +125,43 @@ class WarmPool:
         """A ready handle for this agent, or ``None`` (the caller then starts a cold one)."""
         if os.getpid() != self._pid or container_key(limits) != self.key:
             return None
-        retired: list[DockerAgentHandle] = []
         chosen = None
+        while chosen is None:
+            with self._lock:
+                candidate = self._ready.popleft() if self._ready else None
+                self._lock.notify_all()  # the filler replaces what left
+            if candidate is None:
+                break
+            if self._usable(candidate):
+                chosen = candidate
+            else:
+                candidate.close()
         with self._lock:
-            while self._ready:
-                handle = self._ready.popleft()
-                if self._usable(handle):
-                    chosen = handle
-                    break
-                retired.append(handle)
             if chosen is None:
                 self.missed += 1
             else:
                 self.taken += 1
-            self._lock.notify_all()  # the filler replaces what left
-        for handle in retired:
-            handle.close()
         if chosen is not None:
             chosen.adopt(source, name=name, limits=limits)
         return chosen
 
     def _usable(self, handle: DockerAgentHandle) -> bool:
-        too_old = time.time() - handle.started_at > self.limits.max_lifetime_s / 2
-        return not too_old and handle.is_alive()
+        """Young enough and its harness answers a ping now (about 0.3 ms): a container that
+        died in the pool must never reach an agent, whose load would then seem to fail."""
+        if time.time() - handle.started_at > self.limits.max_lifetime_s / 2:
+            return False
+        if not handle.is_alive():
+            return False
+        try:
+            handle._ping(TAKE_PING_TIMEOUT_S)
+        except PlatformError:
+            return False
+        return True
 
     # --- the filling thread -------------------------------------------------------------------
 
     def _fill(self) -> None:
+        failed_in_a_row = 0
         while True:
             with self._lock:
                 while not self._closed and len(self._ready) + self._filling >= self.size:
@@ -158,24 +172,22 @@ class WarmPool:
             handle = DockerAgentHandle("", name="(warm pool)", limits=self.limits)
             try:
                 handle.prepare(PING_TIMEOUT_S)
-            except PlatformError as exc:
+            except Exception as exc:  # never let the filler die: say why, wait, try again
                 handle.close()
+                failed_in_a_row += 1
+                pause = min(RETRY_AFTER_MAX_S, RETRY_AFTER_S * 2 ** (failed_in_a_row - 1))
+                if isinstance(exc, PlatformError):
+                    logger.warning("the warm pool could not start a sandbox: %s", exc)
+                else:
+                    logger.exception("the warm pool's filler failed")
                 with self._lock:
                     self._filling -= 1
                     self.failures += 1
                     self._lock.notify_all()
-                logger.warning("the warm pool could not start a sandbox: %s", exc)
-                with self._lock:
-                    self._lock.wait(RETRY_AFTER_S)
+                    if not self._closed:
+                        self._lock.wait(pause)
                 continue
-            except Exception:  # never let the filler die silently: say why and try again
-                handle.close()
-                logger.exception("the warm pool's filler failed")
-                with self._lock:
-                    self._filling -= 1
-                    self.failures += 1
-                    self._lock.wait(RETRY_AFTER_S)
-                continue
+            failed_in_a_row = 0
             with self._lock:
                 self._filling -= 1
                 self.created += 1

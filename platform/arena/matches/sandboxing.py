@@ -6,9 +6,10 @@ process), ``docker`` or ``process``. The process backend does not isolate, so it
 unless ``DEBUG`` is on or ``ARENA_ALLOW_PROCESS_SANDBOX`` says so, and it is announced loudly.
 
 Docker sandboxes come from the worker process's warm pool (``ARENA_SANDBOX_POOL_SIZE`` per
-process): started when the worker process starts (``celery_app`` connects ``start_warm_pool`` to
-``worker_process_init``; any other process starts it on its first docker handle), refilled in the
-background, drained (idle containers removed) when the worker process shuts down. Waiting agents
+process): started when the worker process starts (``celery_app`` connects ``start_pool`` to
+``worker_process_init``), refilled in the background, drained (idle containers removed) when the
+worker process shuts down. A process without a pool (eager tasks, ``manage.py`` commands) starts
+each container when its match needs it. Waiting agents
 are frozen through the cgroup freezer where the worker can write it (``ARENA_SANDBOX_FREEZE``,
 ``ARENA_SANDBOX_CGROUP_ROOT``), else ``docker pause``.
 """
@@ -31,7 +32,7 @@ from sandbox import (
     remove_orphans,
     start_warm_pool,
 )
-from sandbox import pool as warm_pool
+from sandbox import pool as warm_pool  # this process's pool
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +80,10 @@ def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHan
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
         return InProcessAgentHandle(factory=bot_class, display_name=submission.label)
-    backend = sandbox_backend()
-    if backend == "docker" and warm_pool.current() is None:
-        start_pool()
     return create_handle(
         submission.source,
         name=submission.label,
-        backend=backend,
+        backend=sandbox_backend(),
         limits=sandbox_limits(freeze_idle=freeze_idle),
     )
 
