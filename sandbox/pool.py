@@ -26,7 +26,7 @@ import time
 from collections import deque
 
 from games.core.errors import PlatformError
-from sandbox.docker_backend import DockerAgentHandle
+from sandbox.docker_backend import DockerAgentHandle, wait_for_removals
 from sandbox.limits import SandboxLimits
 
 logger = logging.getLogger(__name__)
@@ -62,6 +62,7 @@ class WarmPool:
         self.size = size
         self.key = container_key(limits)
         self._ready: deque[DockerAgentHandle] = deque()
+        self._starting: list[DockerAgentHandle] = []
         self._filling = 0
         self._lock = threading.Condition()
         self._closed = False
@@ -115,9 +116,10 @@ class WarmPool:
 
     @property
     def idle_ids(self) -> set[str]:
-        """Ids of the idle containers (not leaks: the pool removes them when it drains)."""
+        """Ids of the idle containers and of those being started (not leaks: the pool removes
+        them when it drains)."""
         with self._lock:
-            return {h.container_id for h in self._ready if h.container_id}
+            return {h.container_id for h in [*self._ready, *self._starting] if h.container_id}
 
     # --- use ----------------------------------------------------------------------------------
 
@@ -170,9 +172,13 @@ class WarmPool:
                     return
                 self._filling += 1
             handle = DockerAgentHandle("", name="(warm pool)", limits=self.limits)
+            with self._lock:
+                self._starting.append(handle)
             try:
                 handle.prepare(PING_TIMEOUT_S)
             except Exception as exc:  # never let the filler die: say why, wait, try again
+                with self._lock:
+                    self._starting.remove(handle)
                 handle.close()
                 failed_in_a_row += 1
                 pause = min(RETRY_AFTER_MAX_S, RETRY_AFTER_S * 2 ** (failed_in_a_row - 1))
@@ -189,6 +195,7 @@ class WarmPool:
                 continue
             failed_in_a_row = 0
             with self._lock:
+                self._starting.remove(handle)
                 self._filling -= 1
                 self.created += 1
                 if self._closed:
@@ -227,13 +234,14 @@ def current() -> WarmPool | None:
 
 
 def drain() -> int:
-    """Stop this process's pool and remove its idle containers; return how many."""
+    """Stop this process's pool and remove its idle containers (waiting until they are gone, and
+    every other container this process queued for removal); return how many idle ones."""
     global _pool
     with _pool_lock:
         pool, _pool = _pool, None
-    if pool is None:
-        return 0
-    return pool.close()
+    removed = 0 if pool is None else pool.close()
+    wait_for_removals()
+    return removed
 
 
 def take(source: str, *, name: str, limits: SandboxLimits) -> DockerAgentHandle | None:

@@ -8,7 +8,12 @@ import pytest
 
 from games.core import play_match
 from sandbox import SandboxLimits, create_handle, drain_warm_pool, pool, start_warm_pool
-from sandbox.docker_backend import POOL_LABEL, docker_client, own_containers
+from sandbox.docker_backend import (
+    POOL_LABEL,
+    docker_client,
+    own_containers,
+    wait_for_removals,
+)
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
 pytestmark = pytest.mark.docker
@@ -42,6 +47,7 @@ def test_a_match_takes_pooled_containers_and_removes_them(warm: pool.WarmPool) -
     record = play_match("simple-card", handles, seed=3)
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert record.seats[0].name == "s0"
+    wait_for_removals()
     gone = docker_client().api.containers(all=True, filters={"id": list(idle)})
     assert gone == []  # used for one agent, then destroyed
     assert warm.wait_ready(60)
