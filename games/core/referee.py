@@ -176,7 +176,9 @@ class _Match:
                 elapsed_ms=None,
                 wall_ms=round(exc.elapsed_s * 1000, 3),
                 backstop_ms=round(backstop * 1000, 3),
-                error=str(exc),
+                error=f"{method} did not answer within its {budget:.2f} s budget: the referee "
+                f"stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
+                f"{self.settings.backstop_grace_s:g} s of grace)",
             )
             self._log(entry)
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, exc)) from exc
