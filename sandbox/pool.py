@@ -93,6 +93,10 @@ class WarmPool:
 
     def close(self, timeout_s: float = 30.0) -> int:
         """Stop refilling and remove every idle container; return how many were removed."""
+        if os.getpid() != self._pid:
+            # A forked child: those containers (and this lock, perhaps held at the fork) are
+            # the parent's.
+            return 0
         with self._lock:
             self._closed = True
             self._lock.notify_all()
@@ -102,8 +106,6 @@ class WarmPool:
         with self._lock:
             idle = list(self._ready)
             self._ready.clear()
-        if os.getpid() != self._pid:
-            return 0  # a forked child: those containers are the parent's to remove
         for handle in idle:
             handle.close()
         return len(idle)
