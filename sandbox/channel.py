@@ -252,8 +252,11 @@ class HarnessHandle:
                 "check the sandbox image (make image)"
             ) from None
         if not reply["ok"]:
+            error = _call_error(reply.get("error"))
             raise PlatformError(
-                f"the sandbox's harness refused a ping: {_call_error(reply.get('error')).message}"
+                f"the sandbox's harness refused a ping ({error.type}: {error.message}): the "
+                f"sandbox image is older than this controller's protocol {PROTOCOL_VERSION}; "
+                "run `make image`"
             )
 
     def _read_line(self, deadline: float) -> bytes:

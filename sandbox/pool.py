@@ -193,12 +193,14 @@ class WarmPool:
                     logger.warning("the warm pool could not start a sandbox: %s", exc)
                 else:
                     logger.exception("the warm pool's filler failed")
+                resume = time.monotonic() + pause
                 with self._lock:
                     self._filling -= 1
                     self.failures += 1
                     self._lock.notify_all()
-                    if not self._closed:
-                        self._lock.wait(pause)
+                    # Takes notify too: sleep the whole pause unless the pool closes.
+                    while not self._closed and (left := resume - time.monotonic()) > 0:
+                        self._lock.wait(left)
                 continue
             failed_in_a_row = 0
             with self._lock:
