@@ -322,7 +322,7 @@ def _check_value(value: Any, max_depth: int) -> None:
             if not math.isfinite(item):
                 raise ValueError("a number is not finite")
         elif isinstance(item, dict | list):
-            if depth >= max_depth:
+            if depth > max_depth:
                 raise ValueError(f"lists and objects nest deeper than {max_depth} levels")
             if isinstance(item, dict):
                 stack.extend((key, depth + 1) for key in item)
@@ -334,14 +334,14 @@ def _check_value(value: Any, max_depth: int) -> None:
 def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str, Any]:
     """Validate one reply line before anything in it reaches a game.
 
-    The reply object itself is one level: ``max_depth`` counts the result's own nesting plus one.
+    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting).
     """
     try:
         reply = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
         raise _BadReply(f"a line that is not JSON ({_preview(line)}): {exc}") from None
     try:
-        _check_value(reply, max_depth + 1)
+        _check_value(reply, max_depth)
     except ValueError as exc:
         raise _BadReply(f"a reply that is not acceptable JSON: {exc}") from None
     if not isinstance(reply, dict):

@@ -24,8 +24,11 @@ Protocol (one JSON object a line, both ways; DESIGN.md §4):
   else: the referee charges it to the agent's budget; ``cpu_ms`` is the CPU time the whole process
   used in that window (for the log). The controller trusts neither beyond its own backstop.
 
-A result must be JSON without NaN or infinities, nested at most ``MAX_REPLY_DEPTH`` deep, its text
-valid Unicode (no lone surrogates); anything else is refused here as ``InvalidReply``.
+A result must be JSON without NaN or infinities (refused here as ``InvalidReply``, as in
+process). The controller checks every reply again and more strictly (bounded size and nesting,
+no lone surrogates): a result that fails there is the agent's protocol violation, a crash.
+Texts the harness writes itself (error messages, tracebacks, captured output) are made valid
+UTF-8 here, so only the agent's own result can fail that way.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
@@ -52,8 +55,6 @@ PROTOCOL_VERSION = 2
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
 STDOUT_CAP_PER_MATCH_BYTES = 256 * 1024
 STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a match]\n"
-#: Mirrors ``SandboxLimits.max_reply_depth``'s default (a test keeps them equal).
-MAX_REPLY_DEPTH = 64
 
 #: Lifecycle methods an agent may implement; any other method name in a request is refused.
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
@@ -198,9 +199,7 @@ class Harness:
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
         reply.setdefault("cpu_ms", 0.0)
-        # Lone surrogates (an exception message can hold one) become "?": never invalid UTF-8.
-        data = json.dumps(reply, allow_nan=False, ensure_ascii=False)
-        self.replies.write(data.encode("utf-8", errors="replace") + b"\n")
+        self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
         self.replies.flush()
 
     def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -247,8 +246,7 @@ class Harness:
         if ok and hook is not None:
             try:
                 # Serialised here so a reply JSON cannot carry fails like the in-process one.
-                json.dumps(raw, allow_nan=False, ensure_ascii=False).encode("utf-8")
-                _check_depth(raw)
+                json.dumps(raw, allow_nan=False)
                 result = raw
             except (TypeError, ValueError, RecursionError) as exc:
                 ok = False
@@ -268,18 +266,6 @@ def _window(started: float, cpu_started: float) -> dict[str, float]:
         "elapsed_ms": (time.perf_counter() - started) * 1000,
         "cpu_ms": (time.process_time() - cpu_started) * 1000,
     }
-
-
-def _check_depth(value: Any) -> None:
-    """``ValueError`` when lists and objects nest deeper than ``MAX_REPLY_DEPTH``."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list | tuple):
-            if depth > MAX_REPLY_DEPTH:
-                raise ValueError(f"it nests deeper than {MAX_REPLY_DEPTH} levels")
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
 
 
 class _LoadError(Exception):
@@ -326,7 +312,12 @@ def _safe_str(exc: BaseException) -> str:
 
 
 def _error(kind: str, message: str, tb: str = "") -> dict[str, str]:
-    return {"type": kind, "message": message, "traceback": tb}
+    return {"type": _valid(kind), "message": _valid(message), "traceback": _valid(tb)}
+
+
+def _valid(text: str) -> str:
+    """``text`` as valid UTF-8: a lone surrogate (an exception message can hold one) becomes ?."""
+    return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
 def main() -> int:

@@ -59,8 +59,8 @@ class SandboxLimits:
     user: str = "65534:65534"
     #: Largest reply line the controller reads; a longer one is a protocol breach (crash).
     max_reply_bytes: int = 1024 * 1024
-    #: Deepest nesting of lists and objects the controller accepts in a reply (the harness
-    #: refuses deeper results itself, as an ``InvalidReply``); deeper is a protocol breach.
+    #: Deepest nesting of lists and objects the controller accepts in an agent's result;
+    #: deeper is a protocol breach (crash).
     max_reply_depth: int = 64
     #: After this long a container counts as orphaned even if its worker still seems alive.
     max_lifetime_s: int = 6 * 3600

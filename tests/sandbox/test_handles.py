@@ -18,7 +18,7 @@ from games.core import (
 )
 from games.core.agent import STDOUT_CAP_PER_CALL_BYTES, STDOUT_CUT_MARK
 from games.simple_card.bots import HighestBot
-from sandbox import create_handle
+from sandbox import SandboxLimits, create_handle
 from tests.sandbox.conftest import PLAY_HIGHEST, TEST_LIMITS, agent_source
 
 STATE = {"hand": [3, 7], "available_actions": []}
@@ -269,31 +269,39 @@ def test_a_reply_the_controller_cannot_trust_breaks_the_protocol(line: bytes, wh
         _parse_reply(line, 0, 64)
 
 
-def test_a_result_as_deep_as_the_harness_allows_is_accepted() -> None:
+def test_a_result_as_deep_as_the_limit_is_accepted() -> None:
     from sandbox.channel import _parse_reply
-    from sandbox.harness import MAX_REPLY_DEPTH
 
-    deep = b"[" * MAX_REPLY_DEPTH + b"]" * MAX_REPLY_DEPTH
+    depth = SandboxLimits().max_reply_depth
+    deep = b"[" * depth + b"]" * depth
     reply = _parse_reply(b'{"id": 0, "ok": true, "result": ' + deep + b', "elapsed_ms": 1}', 0)
     assert reply["ok"]
 
 
 @pytest.mark.parametrize(
     ("reply", "why"),
-    [("eval('[' * 65 + ']' * 65)", "deeper"), ("'\\ud800'", "surrogate")],
+    [("eval('[' * 65 + ']' * 65)", "deeper than 64"), ("'\\ud800'", "lone surrogate")],
 )
-def test_the_harness_refuses_results_the_controller_would_refuse(
+def test_a_result_the_controller_cannot_accept_is_a_protocol_violation(
     backend: str, reply: str, why: str
 ) -> None:
     handle = started(backend, agent_source(f"def on_turn(self, state):\n    return {reply}\n"))
     try:
+        with pytest.raises(AgentCrash, match=why):
+            handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+
+
+def test_error_texts_are_made_valid_not_refused(backend: str) -> None:
+    body = "def on_turn(self, state):\n    raise ValueError('bad \\ud800 text')\n"
+    handle = started(backend, agent_source(body))
+    try:
         result = handle.call("on_turn", STATE, 2.0)
-        again = handle.call("on_turn", STATE, 2.0)  # an honest agent's mistake: it lives on
     finally:
         handle.close()
     assert not result.ok and result.error is not None
-    assert result.error.type == "InvalidReply", why
-    assert not again.ok
+    assert result.error.message == "bad ? text"
 
 
 def test_a_call_reports_the_agents_window_and_the_controllers_wall_time(backend: str) -> None:

@@ -14,9 +14,3 @@ def test_stdout_caps_match_games_core() -> None:
 
 def test_lifecycle_methods_match_games_core() -> None:
     assert harness.LIFECYCLE_METHODS == agent.LIFECYCLE_METHODS
-
-
-def test_reply_depth_matches_the_limits() -> None:
-    from sandbox.limits import SandboxLimits
-
-    assert SandboxLimits().max_reply_depth == harness.MAX_REPLY_DEPTH
