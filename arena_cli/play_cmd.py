@@ -5,8 +5,10 @@
 
 Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
 exists (``make image``), else the process backend, which isolates nothing and says so. House bots
-run in this process. Without ``--json`` it prints what each agent printed, turn by turn, then the
-result; with ``--json`` it prints one JSON object and nothing else.
+run in this process. The sandboxed path is the platform's: the waiting agent is frozen, each call
+is charged the agent's own time as the sandbox measured it, with the same backstop. Without
+``--json`` it prints what each agent printed, turn by turn, then the result; with ``--json`` it
+prints one JSON object and nothing else.
 """
 
 from __future__ import annotations
@@ -113,9 +115,9 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
     name = Path(args.agent).stem
     opponent = args.opponent or HOUSE_PREFIX + next(iter(spec.bots))
     house_bot = opponent.startswith(HOUSE_PREFIX)
-    # Freezing the idle agent keeps two sandboxed agents from computing on each other's time;
-    # against a house bot in this process there is nobody to protect, and it costs ~25 ms a call.
-    limits = SandboxLimits(freeze_idle=not house_bot)
+    # The platform's ranked path: the waiting agent frozen (the cgroup freezer where this process
+    # can write it, else docker pause), each call charged the harness's window, the backstop.
+    limits = SandboxLimits(freeze_idle=True)
     handles: list[AgentHandle] = [create_handle(source, name=name, backend=backend, limits=limits)]
     if house_bot:
         bot = opponent[len(HOUSE_PREFIX) :]

@@ -3,11 +3,15 @@
 Public API (the platform codes against exactly this)::
 
     from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans, SANDBOX_IMAGE
+    from sandbox import start_warm_pool, drain_warm_pool
 
 * ``create_handle(source, name=..., backend="docker" | "process", limits=...)`` returns a
-  ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py``;
+  ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
+  container from this process's warm pool when it has one ready, else a new one);
 * ``detect_backend()`` says which backend this machine can use;
-* ``remove_orphans()`` removes sandbox containers a dead worker left behind.
+* ``remove_orphans()`` removes sandbox containers a dead worker left behind;
+* ``start_warm_pool(limits, size)`` / ``drain_warm_pool()``: this process's warm pool of docker
+  sandboxes (``sandbox/pool.py``).
 
 The ``docker`` backend is the sandbox; the ``process`` backend is a convenience for machines
 without Docker and isolates nothing.
@@ -30,8 +34,13 @@ def create_handle(
     Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``.
     """
     if backend == "docker":
+        from sandbox import pool
         from sandbox.docker_backend import DockerAgentHandle
 
+        limits = limits or SandboxLimits()
+        warm = pool.take(source, name=name, limits=limits)
+        if warm is not None:
+            return warm
         return DockerAgentHandle(source, name=name, limits=limits)
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle
@@ -57,11 +66,29 @@ def remove_orphans() -> int:
     return remove_orphan_containers()
 
 
+def start_warm_pool(limits: SandboxLimits | None = None, size: int = 2) -> None:
+    """Keep ``size`` docker sandboxes with these limits started ahead of demand, refilled in the
+    background (replaces a running pool; 0 stops it). Idle ones are removed by
+    ``drain_warm_pool`` (and at exit)."""
+    from sandbox import pool
+
+    pool.configure(limits or SandboxLimits(), size)
+
+
+def drain_warm_pool() -> int:
+    """Stop this process's warm pool and remove its idle containers; return how many."""
+    from sandbox import pool
+
+    return pool.drain()
+
+
 __all__ = [
     "BACKENDS",
     "SANDBOX_IMAGE",
     "SandboxLimits",
     "create_handle",
     "detect_backend",
+    "drain_warm_pool",
     "remove_orphans",
+    "start_warm_pool",
 ]

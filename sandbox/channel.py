@@ -2,14 +2,25 @@
 
 ``HarnessHandle`` implements ``games.core.AgentHandle`` on top of a byte channel a backend
 provides (``_launch``, ``_send``, ``_receive``, ``_kill``, ``_exit_description``, ``_freeze``,
-``_thaw``, ``_release``). It owns the clock, the reply cap, reply validation and the translation of
-what went wrong into the exceptions the referee understands:
+``_thaw``, ``_release``). It owns the backstop clock, the reply cap, reply validation and the
+translation of what went wrong into the exceptions the referee understands:
 
 * the agent's own doing while loading → ``AgentInitError``;
-* past the budget → the agent is killed, ``AgentTimeout``;
-* the agent died, or sent something that is not a reply → the agent is killed, ``AgentCrash``;
-* an exception in the agent's method (or a reply that is not JSON) → ``CallResult(ok=False)``;
+* no reply within the backstop (the ``timeout_s`` the referee passes: budget plus grace) → the
+  agent is killed, ``AgentTimeout``;
+* the agent died, or sent something that is not a valid reply → the agent is killed,
+  ``AgentCrash`` (a protocol violation: everything read from the harness is hostile);
+* an exception in the agent's method (or a result that is not JSON) → ``CallResult(ok=False)``;
 * the backend itself failed → ``PlatformError``.
+
+Time: the harness measures the window around the agent's own method (``elapsed_ms``, wall time
+inside the sandbox; ``cpu_ms`` for the log). That window, capped at what the controller itself
+measured, is what ``CallResult.elapsed_ms`` reports and the referee charges; the controller's own
+figure goes to ``wall_ms``. A harness that lies about its window (the agent shares its process)
+gains at most the difference between the budget and the backstop.
+
+A valid reply is one JSON object of at most ``max_reply_bytes`` in valid UTF-8, nested at most
+``max_reply_depth`` deep, with finite numbers only and no lone surrogates in any text.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +68,9 @@ class HarnessHandle:
         self._closed = False
         #: What the agent printed while loading (``start`` has no result to carry it).
         self.load_stdout = ""
+        #: How the idle agent is frozen (``cgroup-v1``, ``cgroup-v2``, ``pause``, ``signal``), or
+        #: ``None`` when it is not; the backends set it once they know.
+        self.freeze_method: str | None = None
 
     # --- what a backend provides --------------------------------------------------------------
 
@@ -100,8 +115,12 @@ class HarnessHandle:
         """The display name given at construction."""
         return self._name
 
-    def start(self, *, game_id: str, timeout_s: float) -> None:
-        """Start the harness, send it the source, wait until ``Agent`` is instantiated."""
+    def start(self, *, game_id: str, timeout_s: float) -> float | None:
+        """Start the harness, send it the source, wait until ``Agent`` is instantiated.
+
+        Returns the agent's own loading time in seconds, as the harness measured it (capped at
+        the controller's own measure); ``timeout_s`` is the backstop.
+        """
         if self._started:
             raise RuntimeError("start() was called twice on one handle")
         self._started = True
@@ -113,7 +132,7 @@ class HarnessHandle:
             "source": self.source,
         }
         try:
-            reply, _ = self._exchange(request, timeout_s)
+            reply, wall_s = self._exchange(request, timeout_s)
         except ChannelTimeout:
             self._die()
             raise AgentInitError(
@@ -142,9 +161,14 @@ class HarnessHandle:
                 f"loading agent.py raised {error.type}: {error.message}", error.traceback
             )
         self._freeze()
+        return min(float(reply["elapsed_ms"]) / 1000, wall_s)
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
-        """Call ``method`` in the sandbox; the clock runs from the write to the reply."""
+        """Call ``method`` in the sandbox; ``timeout_s`` is the backstop on the whole exchange.
+
+        The result's ``elapsed_ms`` is the harness's window (the agent's own time), ``wall_ms``
+        the controller's measure from the write to the reply.
+        """
         if method not in LIFECYCLE_METHODS:
             raise ValueError(f"{method!r} is not a lifecycle method")
         if not self._started or self._closed:
@@ -172,15 +196,17 @@ class HarnessHandle:
             self._die()
             raise AgentCrash(f"{error.message}: the agent ended its own process")
         self._freeze()
-        if reply["ok"]:
-            return CallResult(
-                ok=True, result=reply.get("result"), stdout=stdout, elapsed_ms=elapsed_s * 1000
-            )
+        wall_ms = elapsed_s * 1000
+        ok = bool(reply["ok"])
         return CallResult(
-            ok=False,
-            error=_call_error(reply.get("error")),
+            ok=ok,
+            result=reply.get("result") if ok else None,
+            error=None if ok else _call_error(reply.get("error")),
             stdout=stdout,
-            elapsed_ms=elapsed_s * 1000,
+            elapsed_ms=min(float(reply["elapsed_ms"]), wall_ms),
+            wall_ms=wall_ms,
+            cpu_ms=float(reply["cpu_ms"]) if "cpu_ms" in reply else None,
+            freeze=self.freeze_method,
         )
 
     def close(self) -> None:
@@ -214,7 +240,24 @@ class HarnessHandle:
         elapsed = time.perf_counter() - started
         if elapsed > timeout_s:
             raise ChannelTimeout(elapsed)
-        return _parse_reply(line, request_id), elapsed
+        return _parse_reply(line, request_id, self.limits.max_reply_depth), elapsed
+
+    def _ping(self, timeout_s: float) -> None:
+        """Ask an idle harness (no agent yet) whether it listens; ``PlatformError`` if not."""
+        try:
+            reply, _ = self._exchange({"type": "ping"}, timeout_s)
+        except (ChannelTimeout, ChannelClosed, ReplyTooLarge, _BadReply) as exc:
+            raise PlatformError(
+                f"the sandbox's harness did not answer a ping ({type(exc).__name__}: {exc}); "
+                "check the sandbox image (make image)"
+            ) from None
+        if not reply["ok"]:
+            error = _call_error(reply.get("error"))
+            raise PlatformError(
+                f"the sandbox's harness refused a ping ({error.type}: {error.message}): the "
+                f"sandbox image is older than this controller's protocol {PROTOCOL_VERSION}; "
+                "run `make image`"
+            )
 
     def _read_line(self, deadline: float) -> bytes:
         cap = self.limits.max_reply_bytes
@@ -257,12 +300,50 @@ def _reject_constant(value: str) -> Any:
     raise ValueError(f"{value} is not JSON")
 
 
-def _parse_reply(line: bytes, request_id: int) -> dict[str, Any]:
-    """Validate one reply line before anything in it reaches a game."""
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite number")
+    return value
+
+
+def _check_value(value: Any, max_depth: int) -> None:
+    """``ValueError`` when ``value`` nests too deep or holds a lone surrogate or a non-finite
+    number. Iterative: the depth of what is checked can never exhaust the stack."""
+    stack: deque[tuple[Any, int]] = deque([(value, 0)])
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("a text holds a lone surrogate (not valid Unicode)") from None
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError("a number is not finite")
+        elif isinstance(item, dict | list):
+            if depth > max_depth:
+                raise ValueError(f"lists and objects nest deeper than {max_depth} levels")
+            if isinstance(item, dict):
+                stack.extend((key, depth + 1) for key in item)
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
+
+
+def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str, Any]:
+    """Validate one reply line before anything in it reaches a game.
+
+    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting).
+    """
     try:
-        reply = json.loads(line, parse_constant=_reject_constant)
+        reply = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
         raise _BadReply(f"a line that is not JSON ({_preview(line)}): {exc}") from None
+    try:
+        _check_value(reply, max_depth)
+    except ValueError as exc:
+        raise _BadReply(f"a reply that is not acceptable JSON: {exc}") from None
     if not isinstance(reply, dict):
         raise _BadReply(f"a reply that is not an object ({_preview(line)})")
     if reply.get("id") != request_id or isinstance(reply.get("id"), bool):
@@ -271,13 +352,17 @@ def _parse_reply(line: bytes, request_id: int) -> dict[str, Any]:
         raise _BadReply("a reply without a boolean 'ok'")
     if not reply["ok"] and not isinstance(reply.get("error"), dict):
         raise _BadReply("a failed reply without an 'error' object")
-    elapsed = reply.get("elapsed_ms", 0)
-    if (
-        not isinstance(elapsed, int | float)
-        or isinstance(elapsed, bool)
-        or not math.isfinite(elapsed)
-    ):
-        raise _BadReply("a reply whose 'elapsed_ms' is not a number")
+    for key in ("elapsed_ms", "cpu_ms"):
+        if key not in reply and key == "cpu_ms":
+            continue
+        value = reply.get(key)
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise _BadReply(f"a reply whose {key!r} is not a number of milliseconds")
     return reply
 
 

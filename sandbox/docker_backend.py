@@ -5,7 +5,10 @@ socket (stdin in, multiplexed stdout/stderr out). Every limit comes from ``Sandb
 no network, read-only root, a ``noexec,nosuid,nodev`` tmpfs at /tmp, uid 65534, no capabilities,
 ``no-new-privileges``, the seccomp profile of ``sandbox/seccomp.py``, memory without swap, one
 CPU, a pids limit, nofile/fsize/core ulimits, an init process, private IPC, a capped log, an empty
-environment and labels for cleanup. Between its turns the agent can be frozen (cgroup freezer).
+environment and labels for cleanup. Between its turns the agent is frozen: its cgroup freezer
+written directly when this process can reach it (``sandbox/freezer.py``, about 0.1 ms), else
+``docker pause`` (about 10 ms, and seconds on a busy daemon). Containers may come ready-started
+from the warm pool (``sandbox/pool.py``): same configuration, the harness idle with no agent code.
 
 Failures of the engine itself (gone, image missing) raise ``PlatformError`` and never count
 against an agent.
@@ -13,9 +16,11 @@ against an agent.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
+import queue
 import signal
 import socket
 import struct
@@ -30,6 +35,7 @@ import requests.exceptions
 
 from games.core.errors import PlatformError
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
+from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from sandbox.limits import SandboxLimits
 from sandbox.seccomp import profile_json
 
@@ -39,6 +45,9 @@ LABEL = "arena.sandbox"
 OWNER_LABEL = "arena.sandbox.owner"
 #: Unix time after which the container is an orphan whatever its owner says.
 EXPIRES_LABEL = "arena.sandbox.expires"
+#: ``1`` on containers started ahead of demand by the warm pool (``sandbox/pool.py``): idle ones
+#: belong to their owner's pool until it drains them; once taken they serve one agent and go.
+POOL_LABEL = "arena.sandbox.pool"
 
 #: The command the image runs (DESIGN.md §4).
 HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
@@ -52,6 +61,79 @@ _ENGINE_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestExce
 
 _client: Any = None
 _client_lock = threading.Lock()
+
+
+class _Remover:
+    """Removes finished agents' containers in the background, so a match's end (and the next
+    match) never waits for the engine's ``rm -f`` (about 100 ms a container, more when busy).
+
+    The agent is stopped before it is queued: its channel is closed and, in a ranked match, it is
+    frozen. ``wait`` blocks until every queued container is gone (leak checks, shutdown).
+    """
+
+    THREADS = 2
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[str] = queue.Queue()
+        self._lock = threading.Lock()
+        self._started = False
+
+    def submit(self, container_id: str) -> None:
+        with self._lock:
+            if not self._started:
+                self._started = True
+                for number in range(self.THREADS):
+                    threading.Thread(
+                        target=self._run, name=f"arena-remover-{number}", daemon=True
+                    ).start()
+        self._queue.put(container_id)
+
+    def wait(self) -> None:
+        with self._lock:
+            if not self._started:
+                return
+        self._queue.join()
+
+    def _run(self) -> None:
+        while True:
+            container_id = self._queue.get()
+            try:
+                _remove_container(container_id)
+            finally:
+                self._queue.task_done()
+
+
+def _remove_container(container_id: str) -> None:
+    try:
+        docker_client().api.remove_container(container_id, force=True)
+    except docker.errors.NotFound:
+        pass
+    except (PlatformError, *_ENGINE_ERRORS) as exc:
+        # Left for remove_orphans; never lose a match result over cleaning.
+        logger.warning("could not remove container %s: %s", container_id, exc)
+
+
+_remover = _Remover()
+
+
+def wait_for_removals() -> None:
+    """Block until every container this process queued for removal is gone."""
+    _remover.wait()
+
+
+atexit.register(wait_for_removals)
+
+
+def _forget_client_in_child() -> None:
+    # A forked worker process must not share the parent's connections to the engine, nor
+    # believe the parent's removal threads are its own.
+    global _client, _client_lock, _remover
+    _client = None
+    _client_lock = threading.Lock()
+    _remover = _Remover()
+
+
+os.register_at_fork(after_in_child=_forget_client_in_child)
 
 
 def docker_client() -> Any:
@@ -143,7 +225,11 @@ class DockerAgentHandle(HarnessHandle):
         self._frames = bytearray()
         self._stderr = bytearray()
         self._frozen = False
-        #: How many times the idle agent could not be frozen (it then waited unfrozen).
+        self._freezer: CgroupFreezer | None = None
+        #: When the container was started (time.time()); the warm pool retires old ones.
+        self.started_at = 0.0
+        #: How many times the idle agent could not be frozen (it then waited unfrozen, or the
+        #: kernel did not confirm every task frozen in time).
         self.freeze_failures = 0
 
     @property
@@ -154,12 +240,20 @@ class DockerAgentHandle(HarnessHandle):
     # --- launching ----------------------------------------------------------------------------
 
     def _launch(self) -> None:
+        if self._container_id is not None:
+            return  # a warm-pool container, already running its idle harness
+        self.launch_container()
+
+    def launch_container(self, *, pool: bool = False) -> None:
+        """Create, attach and start the container, and find its freezer (no agent code yet)."""
         client = docker_client()
         labels = {
             LABEL: "1",
             OWNER_LABEL: _owner(),
             EXPIRES_LABEL: str(int(time.time()) + self.limits.max_lifetime_s),
         }
+        if pool:
+            labels[POOL_LABEL] = "1"
         try:
             created = client.api.create_container(**container_config(self.limits, labels))
         except docker.errors.ImageNotFound as exc:
@@ -177,9 +271,72 @@ class DockerAgentHandle(HarnessHandle):
             self._response = raw
             self._socket = raw._sock if hasattr(raw, "_sock") else raw
             client.api.start(self._container_id)
+            self.started_at = time.time()
+            self._find_freezer()
         except _ENGINE_ERRORS as exc:
             self._release()
             raise platform_failure("start the agent's container", exc) from exc
+
+    def prepare(self, timeout_s: float) -> None:
+        """For the warm pool: start the container and wait until its harness answers a ping."""
+        self.launch_container(pool=True)
+        try:
+            self._ping(timeout_s)
+        except BaseException:
+            self._release()
+            raise
+
+    def adopt(self, source: str, *, name: str, limits: SandboxLimits) -> None:
+        """Give a prepared pool container its one agent (before ``start``)."""
+        self.source = source
+        self._name = name
+        self.limits = limits
+        self.freeze_method = self._method() if limits.freeze_idle else None
+
+    def is_alive(self) -> bool:
+        """True while the idle harness's channel is open (a cheap check, no daemon call)."""
+        sock = self._socket
+        if sock is None or self._container_id is None:
+            return False
+        try:
+            sock.setblocking(False)
+            try:
+                data = sock.recv(1, socket.MSG_PEEK)
+            finally:
+                sock.setblocking(True)
+        except BlockingIOError:
+            return True  # nothing to read: open and quiet, as an idle harness is
+        except OSError:
+            return False
+        # An idle harness says nothing: bytes (or the end of the stream, b"") mean it is not idle.
+        del data
+        return False
+
+    def _find_freezer(self) -> None:
+        if self.limits.freeze_method != "auto" or self._container_id is None:
+            self.freeze_method = self._method()
+            return
+        # Docker's two usual layouts first; the container's own pid and cgroup parent (one more
+        # call to the engine) only when neither is there.
+        root = self.limits.cgroup_root
+        self._freezer = find_cgroup_freezer(self._container_id, pid=None, root=root)
+        if self._freezer is None:
+            try:
+                info = docker_client().api.inspect_container(self._container_id)
+            except _ENGINE_ERRORS:
+                info = {}
+            self._freezer = find_cgroup_freezer(
+                self._container_id,
+                pid=(info.get("State") or {}).get("Pid"),
+                cgroup_parent=(info.get("HostConfig") or {}).get("CgroupParent") or "",
+                root=root,
+            )
+        self.freeze_method = self._method()
+
+    def _method(self) -> str | None:
+        if not self.limits.freeze_idle:
+            return None
+        return self._freezer.method if self._freezer is not None else "pause"
 
     # --- the channel --------------------------------------------------------------------------
 
@@ -248,6 +405,14 @@ class DockerAgentHandle(HarnessHandle):
     def _freeze(self) -> None:
         if not self.limits.freeze_idle or self._frozen or self._container_id is None:
             return
+        if self._freezer is not None:
+            self._frozen = True
+            if not self._freezer.freeze():
+                # Still frozen as far as the kernel could (the request stands); counted so the
+                # log and the bench can tell.
+                self.freeze_failures += 1
+                logger.warning("container %s was not confirmed frozen", self._container_id)
+            return
         api = docker_client().api
         for attempt in range(FREEZE_ATTEMPTS):
             try:
@@ -274,6 +439,13 @@ class DockerAgentHandle(HarnessHandle):
 
     def _thaw(self) -> None:
         if self._container_id is None or not (self._frozen or self.freeze_failures):
+            return
+        if self._freezer is not None:
+            try:
+                self._freezer.thaw()
+            except OSError as exc:
+                raise platform_failure("unfreeze the agent (cgroup freezer)", exc) from exc
+            self._frozen = False
             return
         try:
             docker_client().api.unpause(self._container_id)
@@ -339,24 +511,32 @@ class DockerAgentHandle(HarnessHandle):
 
     def _release(self) -> None:
         self._close_socket()
+        if self._freezer is not None:
+            self._freezer.close()
+            self._freezer = None
         if self._container_id is None:
             return
-        try:
-            docker_client().api.remove_container(self._container_id, force=True)
-        except docker.errors.NotFound:
-            pass
-        except _ENGINE_ERRORS as exc:
-            # Left for remove_orphans; never lose a match result over cleaning.
-            logger.warning("could not remove container %s: %s", self._container_id, exc)
+        # The channel is closed and a frozen agent stays frozen: it can do nothing more. The
+        # container goes in the background (``wait_for_removals`` waits for it).
+        _remover.submit(self._container_id)
         self._container_id = None
         self._frozen = False
 
 
 def own_containers() -> list[dict[str, Any]]:
-    """The sandbox containers this process created and has not removed (for leak checks)."""
+    """The sandbox containers this process created and has not removed (for leak checks).
+
+    Waits for the background removals first. Idle containers of this process's warm pool are not
+    counted (the pool removes them itself), nor one it is starting at that moment.
+    """
+    from sandbox import pool
+
+    wait_for_removals()
     api = docker_client().api
     filters = {"label": [f"{LABEL}=1", f"{OWNER_LABEL}={_owner()}"]}
-    return list(api.containers(all=True, filters=filters))
+    warm = pool.current()
+    idle = warm.idle_ids if warm is not None else set()
+    return [c for c in api.containers(all=True, filters=filters) if c["Id"] not in idle]
 
 
 def remove_orphan_containers(*, everything: bool = False) -> int:

@@ -15,9 +15,20 @@ Protocol (one JSON object a line, both ways; DESIGN.md §4):
   compiles the source as ``agent.py``, checks ``GAME`` and ``on_turn``, instantiates ``Agent``;
 * request ``{"id": n, "type": "call", "method": "on_turn", "payload": {...}}``: calls the method;
   a missing optional hook answers ``ok`` with ``null``;
+* request ``{"id": n, "type": "ping"}`` (a warm-pool container, before any agent code is there):
+  answers ``ok`` with ``{"protocol": N}``, proof that the harness runs and listens;
 * every reply: ``{"id", "ok", "result" | "error": {"type", "message", "traceback"}, "stdout",
-  "elapsed_ms"}``, plus ``"fatal": true`` when the agent ended its own process (``sys.exit`` in a
-  hook) and the harness exits right after the reply.
+  "elapsed_ms", "cpu_ms"}``, plus ``"fatal": true`` when the agent ended its own process
+  (``sys.exit`` in a hook) and the harness exits right after the reply. ``elapsed_ms`` is the wall
+  time of the agent's own method (or of loading it), measured here around that call and nothing
+  else: the referee charges it to the agent's budget; ``cpu_ms`` is the CPU time the whole process
+  used in that window (for the log). The controller trusts neither beyond its own backstop.
+
+A result must be JSON without NaN or infinities (refused here as ``InvalidReply``, as in
+process). The controller checks every reply again and more strictly (bounded size and nesting,
+no lone surrogates): a result that fails there is the agent's protocol violation, a crash.
+Texts the harness writes itself (error messages, tracebacks, captured output) are made valid
+UTF-8 here, so only the agent's own result can fail that way.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
@@ -38,7 +49,7 @@ import types
 from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
@@ -171,6 +182,8 @@ class Harness:
                 reply, fatal = self._load(request)
             elif kind == "call":
                 reply, fatal = self._call(request)
+            elif kind == "ping" and self.agent is None:
+                reply, fatal = {"ok": True, "result": {"protocol": PROTOCOL_VERSION}}, False
             else:
                 reply, fatal = {"ok": False, "error": _error("ProtocolError", kind)}, True
             reply["id"] = request_id
@@ -185,6 +198,7 @@ class Harness:
         # Every reply has every field, the early refusals included.
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
+        reply.setdefault("cpu_ms", 0.0)
         self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
         self.replies.flush()
 
@@ -195,7 +209,7 @@ class Harness:
                 f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
             )
             return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         error = None
         try:
             self.agent = _instantiate(str(request["source"]), str(request["game"]))
@@ -205,8 +219,7 @@ class Harness:
             error = _error("SystemExit", f"the agent called sys.exit({exc.code!r}) while loading")
         except BaseException as exc:  # the agent's own code failed: tell its owner why
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        reply: dict[str, Any] = {"ok": error is None, "elapsed_ms": elapsed_ms}
+        reply: dict[str, Any] = {"ok": error is None, **_window(started, cpu_started)}
         if error is None:
             reply["result"] = {"protocol": PROTOCOL_VERSION}
         else:
@@ -218,8 +231,8 @@ class Harness:
         method = request.get("method")
         if self.agent is None or method not in LIFECYCLE_METHODS:
             return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
-        started = time.perf_counter()
         ok, result, error, fatal = True, None, None, False
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             hook = getattr(self.agent, str(method), None)
             raw = None if hook is None else hook(request.get("payload"))
@@ -229,22 +242,30 @@ class Harness:
         except BaseException as exc:  # the agent's exception: the referee decides its cost
             ok = False
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
-        else:
-            if hook is not None:
-                try:
-                    # Serialised here so a reply JSON cannot carry fails like the in-process one.
-                    json.dumps(raw, allow_nan=False)
-                    result = raw
-                except (TypeError, ValueError, RecursionError) as exc:
-                    ok = False
-                    error = _error("InvalidReply", f"the reply could not be sent as JSON: {exc}")
-        reply: dict[str, Any] = {"ok": ok, "elapsed_ms": (time.perf_counter() - started) * 1000}
+        window = _window(started, cpu_started)
+        if ok and hook is not None:
+            try:
+                # Serialised here so a reply JSON cannot carry fails like the in-process one.
+                json.dumps(raw, allow_nan=False)
+                result = raw
+            except (TypeError, ValueError, RecursionError) as exc:
+                ok = False
+                error = _error("InvalidReply", f"the reply could not be sent as JSON: {exc}")
+        reply: dict[str, Any] = {"ok": ok, **window}
         if ok:
             reply["result"] = result
         else:
             reply["error"] = error
         reply["stdout"] = self.capture.collect()
         return reply, fatal
+
+
+def _window(started: float, cpu_started: float) -> dict[str, float]:
+    """The agent's own time since ``started``: wall (charged) and CPU (logged), in ms."""
+    return {
+        "elapsed_ms": (time.perf_counter() - started) * 1000,
+        "cpu_ms": (time.process_time() - cpu_started) * 1000,
+    }
 
 
 class _LoadError(Exception):
@@ -291,7 +312,12 @@ def _safe_str(exc: BaseException) -> str:
 
 
 def _error(kind: str, message: str, tb: str = "") -> dict[str, str]:
-    return {"type": kind, "message": message, "traceback": tb}
+    return {"type": _valid(kind), "message": _valid(message), "traceback": _valid(tb)}
+
+
+def _valid(text: str) -> str:
+    """``text`` as valid UTF-8: a lone surrogate (an exception message can hold one) becomes ?."""
+    return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
 def main() -> int:

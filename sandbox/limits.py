@@ -2,15 +2,23 @@
 
 The docker backend sets each of these on the container; the process backend sets the ones an
 rlimit can express and says which it cannot. Settings (``arena/settings``) build one of these from
-the environment and pass it down; the sandbox never reads the environment itself.
+the environment and pass it down; the sandbox reads the environment only for the default image
+name (``ARENA_SANDBOX_IMAGE``, the same variable the settings read).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
-#: The image ``make image`` builds and the docker backend runs.
-SANDBOX_IMAGE = "agent-arena-sandbox:latest"
+#: The image ``make image`` builds and the docker backend runs. ``ARENA_SANDBOX_IMAGE`` names
+#: another one everywhere at once (platform settings, ``arena play``, the bench, the tests), so a
+#: branch with a changed harness can test its own image without replacing the shared one.
+SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE") or "agent-arena-sandbox:latest"
+
+#: How an idle agent is frozen: ``auto`` writes the container's cgroup freezer directly where
+#: this process can reach it and falls back to ``docker pause``; ``pause`` always asks the daemon.
+FREEZE_METHODS = ("auto", "pause")
 
 
 @dataclass(frozen=True)
@@ -21,9 +29,16 @@ class SandboxLimits:
     image: str = SANDBOX_IMAGE
     #: Container runtime: ``None`` for the engine's default (runc), ``"runsc"`` for gVisor.
     runtime: str | None = None
-    #: Freeze (``docker pause``) the agent between its turns so it cannot compute on the
-    #: opponent's time. Costs two engine round trips a turn, outside the agent's clock.
+    #: Freeze the agent between its turns so it cannot compute on the opponent's time (the
+    #: cgroup freezer: about 0.1 ms written directly, about 10 ms through ``docker pause``).
     freeze_idle: bool = True
+    #: ``auto``: the container's cgroup freezer written directly when reachable, else
+    #: ``docker pause``; ``pause``: always ``docker pause`` (see ``sandbox/freezer.py``).
+    freeze_method: str = "auto"
+    #: Where this process sees the host's cgroup file system. A worker in a container needs the
+    #: host's ``/sys/fs/cgroup`` mounted read-write somewhere (deploy/compose.yaml) and this set
+    #: to that place; when the containers' cgroups are not found there, ``docker pause`` runs.
+    cgroup_root: str = "/sys/fs/cgroup"
     #: Memory, with no swap on top (memswap = memory).
     mem_limit_mb: int = 256
     #: CPU share: 1.0 is one core.
@@ -44,6 +59,9 @@ class SandboxLimits:
     user: str = "65534:65534"
     #: Largest reply line the controller reads; a longer one is a protocol breach (crash).
     max_reply_bytes: int = 1024 * 1024
+    #: Deepest nesting of lists and objects the controller accepts in an agent's result;
+    #: deeper is a protocol breach (crash).
+    max_reply_depth: int = 64
     #: After this long a container counts as orphaned even if its worker still seems alive.
     max_lifetime_s: int = 6 * 3600
     #: Process backend only: address-space rlimit (it bounds virtual memory, not resident memory,
@@ -60,6 +78,7 @@ class SandboxLimits:
             "fsize_limit_mb",
             "log_max_size_kb",
             "max_reply_bytes",
+            "max_reply_depth",
             "max_lifetime_s",
             "process_address_space_mb",
         ):
@@ -67,5 +86,10 @@ class SandboxLimits:
                 raise ValueError(f"SandboxLimits.{field_name} must be positive")
         if self.cpus <= 0:
             raise ValueError("SandboxLimits.cpus must be positive")
+        if self.freeze_method not in FREEZE_METHODS:
+            raise ValueError(
+                f"SandboxLimits.freeze_method is {self.freeze_method!r}: use "
+                + " or ".join(repr(m) for m in FREEZE_METHODS)
+            )
         if self.runtime not in (None, "runc", "runsc"):
             raise ValueError(f"SandboxLimits.runtime is {self.runtime!r}: use None or 'runsc'")

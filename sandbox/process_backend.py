@@ -52,6 +52,8 @@ class ProcessAgentHandle(HarnessHandle):
         self._workdir: str | None = None
         self._stderr: IO[bytes] | None = None
         self._frozen = False
+        # SIGSTOP/SIGCONT to the process group: no cgroup, so a child in another group runs on.
+        self.freeze_method = "signal" if self.limits.freeze_idle else None
 
     def _launch(self) -> None:
         global _warned

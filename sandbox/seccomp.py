@@ -2,7 +2,8 @@
 
 It replaces Docker's default profile, so it must deny what that one denies to an unprivileged
 container and, on top, what DESIGN.md §4 names: ptrace, process_vm_*, io_uring, keyctl, bpf,
-perf_event_open, userfaultfd, and every socket family but AF_UNIX.
+perf_event_open, userfaultfd, memfd_create and execveat (exec from memory), and every socket
+family but AF_UNIX.
 
 It is a deny list (allow by default) rather than Docker's allow list: it reads as the list of
 what an agent may not do, and it is one layer among several that each hold on their own: no
@@ -105,6 +106,9 @@ DENIED_SYSCALLS: dict[str, tuple[str, ...]] = {
         "ustat",
         "sysfs",
     ),
+    # Running a program from memory, around the noexec mounts of /tmp and /dev/shm (a hostile
+    # agent did: memfd_create, write an ELF, execveat it). The harness needs neither.
+    "exec from memory": ("memfd_create", "memfd_secret", "execveat"),
     # File handles bypass path permissions (the "shocker" escape); fanotify watches the host.
     "file handles": ("open_by_handle_at", "name_to_handle_at", "fanotify_init"),
     # NUMA policy calls can touch other processes' memory placement.

@@ -5,9 +5,11 @@ The referee only ever sees this protocol. ``InProcessAgentHandle`` (here) runs a
 and process backends for uploaded code. ``games`` never imports ``sandbox``.
 
 A handle's life: ``start()`` once (load the source, instantiate ``Agent``), then ``call()`` for each
-lifecycle method, then ``close()`` whatever happened. ``call()`` measures wall time itself, from
-writing the request to reading the reply, and raises ``AgentTimeout`` past the budget; the time it
-spends on its own bookkeeping (unfreezing a container) stays outside that window.
+lifecycle method, then ``close()`` whatever happened. ``call()`` and ``start()`` take a hard
+backstop: past it the handle stops waiting and raises (the referee passes the budget plus a
+grace). The time charged to the agent is the window reported in ``CallResult.elapsed_ms`` (and
+returned by ``start()``): its own method's time, never the platform's; the referee compares it
+with the budget.
 """
 
 from __future__ import annotations
@@ -51,8 +53,13 @@ class CallError:
 class CallResult:
     """The answer to one lifecycle call.
 
-    ``ok`` is False when the method raised; ``error`` then says what. ``elapsed_ms`` is wall time
-    measured by the controller around the request, not a figure the agent reported.
+    ``ok`` is False when the method raised; ``error`` then says what. ``elapsed_ms`` is the
+    agent's own time, the figure the referee charges against the budget: for a sandboxed agent the
+    window the harness measured around the method (never more than ``wall_ms``), in this process
+    the wall time of the call. ``wall_ms`` is what the controller measured from writing the request
+    to reading the reply (platform delays included; the backstop applies to it); ``cpu_ms`` the
+    CPU time the agent's process used in its window when known; ``freeze`` how the agent is
+    frozen between calls (``cgroup-v1``, ``cgroup-v2``, ``pause``) or ``None``.
     """
 
     ok: bool
@@ -60,6 +67,9 @@ class CallResult:
     error: CallError | None = None
     stdout: str = ""
     elapsed_ms: float = 0.0
+    wall_ms: float | None = None
+    cpu_ms: float | None = None
+    freeze: str | None = None
 
 
 @runtime_checkable
@@ -71,20 +81,22 @@ class AgentHandle(Protocol):
         """A display name for logs and results."""
         ...
 
-    def start(self, *, game_id: str, timeout_s: float) -> None:
-        """Load the agent and instantiate ``Agent``.
+    def start(self, *, game_id: str, timeout_s: float) -> float | None:
+        """Load the agent and instantiate ``Agent``; return the agent's own loading time in s.
 
         Raises ``AgentInitError`` when it cannot (including a ``GAME`` other than ``game_id`` or
-        taking longer than ``timeout_s``), ``PlatformError`` when the backend itself fails.
+        not being loaded within the backstop ``timeout_s``), ``PlatformError`` when the backend
+        itself fails. ``None`` means the handle did not measure it (the caller's clock counts).
         """
         ...
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Call one lifecycle method with a JSON payload and wait at most ``timeout_s``.
 
-        Returns the result (or the exception the agent raised, as ``CallError``). Raises
-        ``AgentTimeout`` past the budget and ``AgentCrash`` when the agent is gone or broke the
-        protocol. A missing optional hook is not an error: it returns ``ok`` with ``None``.
+        Returns the result (or the exception the agent raised, as ``CallError``) with the agent's
+        own time in ``elapsed_ms``. Raises ``AgentTimeout`` past the backstop ``timeout_s`` and
+        ``AgentCrash`` when the agent is gone or broke the protocol. A missing optional hook is
+        not an error: it returns ``ok`` with ``None``.
         """
         ...
 
@@ -147,8 +159,8 @@ class InProcessAgentHandle:
         """The display name given at construction."""
         return self.display_name
 
-    def start(self, *, game_id: str, timeout_s: float) -> None:
-        """Instantiate the agent; check its ``GAME`` when it declares one."""
+    def start(self, *, game_id: str, timeout_s: float) -> float | None:
+        """Instantiate the agent; check its ``GAME`` when it declares one; return the time."""
         started = time.perf_counter()
         buffer = io.StringIO()
         try:
@@ -168,6 +180,7 @@ class InProcessAgentHandle:
         elapsed = time.perf_counter() - started
         if elapsed > timeout_s:
             raise AgentInitError(f"loading took {elapsed:.2f} s, over the {timeout_s:.0f} s budget")
+        return elapsed
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Call ``method`` on the agent with a private copy of ``payload``."""
@@ -203,6 +216,7 @@ class InProcessAgentHandle:
             error=error,
             stdout=stdout,
             elapsed_ms=elapsed * 1000,
+            wall_ms=elapsed * 1000,
         )
 
     def close(self) -> None:

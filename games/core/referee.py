@@ -7,7 +7,12 @@ It is the only place that knows the lifecycle (seed 002), the clock and the ille
   ``on_match_end``;
 * timed matches give each call ``turn_timeout_s`` (2 s) plus what is left of the seat's time bank;
   loading and ``on_match_start`` share ``init_timeout_s`` (10 s); untimed matches use a generous
-  cap instead. A timeout forfeits the match;
+  cap instead. A timeout forfeits the match. What is charged is the agent's own time: the window
+  its handle measured around the agent's method (a sandbox's harness, inside the container), never
+  the platform's delays around it. The handle also gets a hard backstop, the budget plus
+  ``backstop_grace_s``: an agent that never answers, or a harness that lies about its window,
+  forfeits there, so a forged window buys at most the grace. Each call's log entry holds both
+  figures: ``elapsed_ms`` (charged) and ``wall_ms`` (the controller's, write to reply);
 * an illegal action (or an exception raised in ``on_turn``) is refused and the agent is asked
   again with ``error`` and ``attempt``; the fourth failure in a row forfeits, unless the game
   supplies an action for that case (poker folds the hand);
@@ -57,6 +62,11 @@ class MatchSettings:
     init_timeout_s: float = 10.0
     #: Per-seat bank that absorbs overruns before a timeout counts (Kaggle uses 60 s).
     time_bank_s: float = 0.0
+    #: The backstop's margin over the budget: the controller stops waiting for a reply after
+    #: budget + grace of its own wall time (platform delays included) and forfeits the seat.
+    #: Large enough for a busy host's delays between the agent's window and the controller (a
+    #: daemon or scheduler stall); small enough that a lying harness gains little.
+    backstop_grace_s: float = 1.0
     #: Per-call cap in untimed matches.
     untimed_turn_timeout_s: float = 60.0
     #: Retries after an illegal action; the next failure forfeits (seed 003: 3).
@@ -158,16 +168,36 @@ class _Match:
             "payload": dict(payload),
             **(extra or {}),
         }
+        backstop = budget + self.settings.backstop_grace_s
         try:
-            result = self.agents[seat].call(method, payload, budget)
+            result = self.agents[seat].call(method, payload, backstop)
         except AgentTimeout as exc:
-            entry.update(elapsed_ms=round(exc.elapsed_s * 1000, 3), error=str(exc))
+            entry.update(
+                elapsed_ms=None,
+                wall_ms=round(exc.elapsed_s * 1000, 3),
+                backstop_ms=round(backstop * 1000, 3),
+                error=f"{method} did not answer within its {budget:.2f} s budget: the referee "
+                f"stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
+                f"{self.settings.backstop_grace_s:g} s of grace)",
+            )
             self._log(entry)
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, exc)) from exc
         except AgentCrash as exc:
             entry.update(error=f"the agent crashed: {exc}")
             self._log(entry)
             raise _Forfeit(seat, Reason.CRASH, f"the agent crashed during {method}: {exc}") from exc
+        timing = {
+            "elapsed_ms": round(result.elapsed_ms, 3),
+            "wall_ms": None if result.wall_ms is None else round(result.wall_ms, 3),
+            "cpu_ms": None if result.cpu_ms is None else round(result.cpu_ms, 3),
+            "freeze": result.freeze,
+        }
+        if result.elapsed_ms / 1000 > budget:
+            # The agent answered, but after its budget by its own clock: the same timeout.
+            timeout = AgentTimeout(method, result.elapsed_ms / 1000, budget)
+            entry.update(timing, error=str(timeout))
+            self._log(entry)
+            raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, timeout))
         seat_result = self.record.seats[seat]
         seat_result.time_used_ms += result.elapsed_ms
         if self.settings.timed and budget_s is None:
@@ -176,7 +206,7 @@ class _Match:
                 self.bank_s[seat] = max(0.0, self.bank_s[seat] - overrun_s)
         entry.update(
             reply=result.result,
-            elapsed_ms=round(result.elapsed_ms, 3),
+            **timing,
             error=result.error.describe() if result.error else None,
             stdout=result.stdout if self.settings.keep_stdout else None,
         )
@@ -208,18 +238,30 @@ class _Match:
         game_id = self.arena_config.game
         budget = self.settings.init_timeout_s
 
-        def start(seat: int) -> tuple[int, float, Exception | None]:
+        def start(seat: int) -> tuple[int, float, float, Exception | None]:
+            """Seat, the agent's own loading time (charged), the wall time, the failure."""
             began = time.perf_counter()
             try:
-                self.agents[seat].start(game_id=game_id, timeout_s=budget)
+                window = self.agents[seat].start(
+                    game_id=game_id, timeout_s=budget + self.settings.backstop_grace_s
+                )
             except (AgentInitError, AgentTimeout, AgentCrash, PlatformError) as exc:
-                return seat, time.perf_counter() - began, exc
-            return seat, time.perf_counter() - began, None
+                wall = time.perf_counter() - began
+                return seat, wall, wall, exc
+            wall = time.perf_counter() - began
+            charged = wall if window is None else min(window, wall)
+            if charged > budget:
+                late = AgentInitError(
+                    f"loading the agent took {charged:.2f} s, over its {budget:g} s budget "
+                    "(heavy work at import or in __init__?)"
+                )
+                return seat, charged, wall, late
+            return seat, charged, wall, None
 
         with ThreadPoolExecutor(max_workers=len(self.agents)) as pool:
             started = list(pool.map(start, range(len(self.agents))))
         failures: list[_Forfeit] = []
-        for seat, elapsed, exc in started:
+        for seat, elapsed, wall, exc in started:
             if isinstance(exc, PlatformError):
                 raise exc
             if exc is not None:
@@ -231,6 +273,7 @@ class _Match:
                         "seat": seat,
                         "method": "load",
                         "elapsed_ms": round(elapsed * 1000, 3),
+                        "wall_ms": round(wall * 1000, 3),
                         "error": f"{exc}\n{tb}".rstrip(),
                     }
                 )
@@ -245,6 +288,7 @@ class _Match:
                     "seat": seat,
                     "method": "load",
                     "elapsed_ms": round(elapsed * 1000, 3),
+                    "wall_ms": round(wall * 1000, 3),
                     "error": None,
                 }
             )

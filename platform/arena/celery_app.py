@@ -6,7 +6,12 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import (
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -43,3 +48,20 @@ def _on_worker_ready(**_: object) -> None:
     if removed:
         logger.warning("removed %d orphaned agent sandboxes", removed)
     logger.warning("uploaded agents run in the %s sandbox", sandbox_backend())
+
+
+@worker_process_init.connect
+def _on_worker_process_init(**_: object) -> None:
+    """Each worker process keeps its own warm pool of sandboxes, filled in the background."""
+    from arena.matches.sandboxing import start_pool
+
+    start_pool()
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _on_worker_process_shutdown(**_: object) -> None:
+    """Remove the idle sandboxes of this process's warm pool."""
+    from arena.matches.sandboxing import drain_pool
+
+    drain_pool()

@@ -168,6 +168,19 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+
+def _cores() -> int:
+    """The CPUs this process may run on (its affinity, which a container's cpuset narrows)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+#: Worker processes (matches played at once). A match with its waiting agent frozen needs about
+#: one CPU, so by default one per core: more would only make every agent wait for a CPU.
+CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0")) or _cores()
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {"arena.matches.tasks.match_run_task": {"queue": "matches"}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
@@ -189,6 +202,15 @@ ARENA_ALLOW_PROCESS_SANDBOX = env_bool("ARENA_ALLOW_PROCESS_SANDBOX", DEBUG)
 #: runtime: empty for the engine's default (runc), ``runsc`` for gVisor where it is installed.
 ARENA_SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
 ARENA_SANDBOX_RUNTIME = os.environ.get("ARENA_SANDBOX_RUNTIME", "") or None
+#: How a waiting agent is frozen: ``auto`` writes its container's cgroup freezer directly where
+#: the worker can reach it (about 0.1 ms), else ``docker pause``; ``pause`` always uses the daemon.
+ARENA_SANDBOX_FREEZE = os.environ.get("ARENA_SANDBOX_FREEZE", "auto")
+#: Where the worker sees the host's cgroups. A worker in a container needs the host's
+#: /sys/fs/cgroup mounted read-write and this pointing there (deploy/); else `docker pause` runs.
+ARENA_SANDBOX_CGROUP_ROOT = os.environ.get("ARENA_SANDBOX_CGROUP_ROOT", "/sys/fs/cgroup")
+#: Docker sandboxes each worker process keeps started ahead of demand (two per match it plays);
+#: 0 turns the warm pool off. Idle ones are removed when the worker process stops.
+ARENA_SANDBOX_POOL_SIZE = int(os.environ.get("ARENA_SANDBOX_POOL_SIZE", "2"))
 ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
 ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))

@@ -203,3 +203,75 @@ def test_live_events_carry_the_refusal_reason_and_the_action() -> None:
     turns = [e for e in seen if e["method"] == "on_turn"]
     assert all("illegal" in e for e in turns if e["seat"] == 0)
     assert all("action" in e for e in turns if e["seat"] == 1)
+
+
+class Delayed(InProcessAgentHandle):
+    """The platform around the agent is slow (a busy daemon, a starved host): each call and the
+    load take ``platform_s`` of wall time that the agent's own window does not include."""
+
+    platform_s = 0.0
+    window_s: float | None = None  # a window to report instead of the measured one
+    backstops: list[float]
+
+    def start(self, *, game_id: str, timeout_s: float) -> float | None:
+        self.backstops = [timeout_s]
+        began = time.perf_counter()
+        window = super().start(game_id=game_id, timeout_s=timeout_s)
+        time.sleep(self.platform_s)
+        assert window is not None and window <= time.perf_counter() - began
+        return window
+
+    def call(self, method: str, payload: Any, timeout_s: float) -> Any:
+        import dataclasses
+
+        self.backstops.append(timeout_s)
+        result = super().call(method, payload, timeout_s)
+        time.sleep(self.platform_s)
+        wall_ms = result.elapsed_ms + self.platform_s * 1000
+        window = result.elapsed_ms if self.window_s is None else self.window_s * 1000
+        return dataclasses.replace(result, elapsed_ms=window, wall_ms=wall_ms, cpu_ms=0.01)
+
+
+def test_platform_delays_are_not_charged_to_the_agent() -> None:
+    slow = Delayed(HighestBot, "slow")
+    slow.platform_s = 0.15
+    settings = MatchSettings(turn_timeout_s=0.1, init_timeout_s=0.1)
+    record = play_match("simple-card", [slow, handle(LowestBot)], settings=settings)
+    assert seat0(record).reason == "normal", seat0(record).detail
+    turns = [e for e in record.log if e["seat"] == 0 and e["method"] == "on_turn"]
+    assert turns and all(e["wall_ms"] >= 150 > 100 > e["elapsed_ms"] for e in turns)
+    assert all(e["cpu_ms"] == 0.01 for e in turns)
+    load = next(e for e in record.log if e["seat"] == 0 and e["method"] == "load")
+    assert load["wall_ms"] >= 150 > load["elapsed_ms"]
+    # The backstop each call got: its budget (0.1 s, on_match_start what loading left of it)
+    # plus the grace.
+    grace = settings.backstop_grace_s
+    assert all(0.09 + grace < backstop <= 0.1 + grace for backstop in slow.backstops)
+
+
+def test_a_window_over_the_budget_times_out_even_when_it_answered() -> None:
+    late = Delayed(HighestBot, "late")
+    late.window_s = 0.25
+    settings = MatchSettings(turn_timeout_s=0.2)
+    record = play_match("simple-card", [late, handle(LowestBot)], settings=settings)
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
+    assert "0.2 s" in seat0(record).detail
+    last = [e for e in record.log if e["seat"] == 0][-1]
+    assert last["elapsed_ms"] == 250 and last["wall_ms"] is not None and "0.20 s" in last["error"]
+
+
+def test_loading_is_charged_its_own_window_against_the_init_budget() -> None:
+    class SlowLoad(Delayed):
+        platform_s = 0.35
+
+        def start(self, *, game_id: str, timeout_s: float) -> float | None:
+            super().start(game_id=game_id, timeout_s=timeout_s)
+            return 0.3
+
+    record = play_match(
+        "simple-card",
+        [SlowLoad(HighestBot, "slow-load"), handle(LowestBot)],
+        settings=MatchSettings(init_timeout_s=0.2),
+    )
+    assert seat0(record).reason == "init_error"
+    assert "over its 0.2 s budget" in seat0(record).detail

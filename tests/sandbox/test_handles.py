@@ -18,7 +18,7 @@ from games.core import (
 )
 from games.core.agent import STDOUT_CAP_PER_CALL_BYTES, STDOUT_CUT_MARK
 from games.simple_card.bots import HighestBot
-from sandbox import create_handle
+from sandbox import SandboxLimits, create_handle
 from tests.sandbox.conftest import PLAY_HIGHEST, TEST_LIMITS, agent_source
 
 STATE = {"hand": [3, 7], "available_actions": []}
@@ -244,3 +244,75 @@ def test_a_harness_speaking_another_protocol_is_a_platform_error(
             handle.start(game_id="simple-card", timeout_s=10)
     finally:
         handle.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (b'{"id": 0, "ok": true, "result": 1e999, "elapsed_ms": 1}', "not a finite number"),
+        (b'{"id": 0, "ok": true, "result": -Infinity, "elapsed_ms": 1}', "not JSON"),
+        (b'{"id": 0, "ok": true, "result": "\\ud800", "elapsed_ms": 1}', "lone surrogate"),
+        (b'{"id": 0, "ok": true, "result": {"\\udfff": 1}, "elapsed_ms": 1}', "lone surrogate"),
+        (b'{"id": 0, "ok": true, "result": "\xff", "elapsed_ms": 1}', "not JSON"),
+        (b'{"id": 0, "ok": true, "result": ' + b"[" * 66 + b"]" * 66 + b',"elapsed_ms":1}', "deep"),
+        (b'{"id": 0, "ok": true, "result": ' + b"[" * 5000 + b"]" * 5000 + b"}", "JSON"),
+        (b'{"id": 0, "ok": true, "result": 1' + b"0" * 5000 + b', "elapsed_ms": 1}', "not JSON"),
+        (b'{"id": 0, "ok": true, "elapsed_ms": -5}', "milliseconds"),
+        (b'{"id": 0, "ok": true, "elapsed_ms": 1, "cpu_ms": "x"}', "milliseconds"),
+        (b'{"id": 0, "ok": true}', "milliseconds"),
+    ],
+)
+def test_a_reply_the_controller_cannot_trust_breaks_the_protocol(line: bytes, why: str) -> None:
+    from sandbox.channel import _BadReply, _parse_reply
+
+    with pytest.raises(_BadReply, match=why):
+        _parse_reply(line, 0, 64)
+
+
+def test_a_result_as_deep_as_the_limit_is_accepted() -> None:
+    from sandbox.channel import _parse_reply
+
+    depth = SandboxLimits().max_reply_depth
+    deep = b"[" * depth + b"]" * depth
+    reply = _parse_reply(b'{"id": 0, "ok": true, "result": ' + deep + b', "elapsed_ms": 1}', 0)
+    assert reply["ok"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [("eval('[' * 65 + ']' * 65)", "deeper than 64"), ("'\\ud800'", "lone surrogate")],
+)
+def test_a_result_the_controller_cannot_accept_is_a_protocol_violation(
+    backend: str, reply: str, why: str
+) -> None:
+    handle = started(backend, agent_source(f"def on_turn(self, state):\n    return {reply}\n"))
+    try:
+        with pytest.raises(AgentCrash, match=why):
+            handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+
+
+def test_error_texts_are_made_valid_not_refused(backend: str) -> None:
+    body = "def on_turn(self, state):\n    raise ValueError('bad \\ud800 text')\n"
+    handle = started(backend, agent_source(body))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+    assert not result.ok and result.error is not None
+    assert result.error.message == "bad ? text"
+
+
+def test_a_call_reports_the_agents_window_and_the_controllers_wall_time(backend: str) -> None:
+    body = "def on_turn(self, state):\n    import time\n    time.sleep(0.2)\n    return None\n"
+    handle = started(backend, agent_source(body))
+    try:
+        result = handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+    assert result.wall_ms is not None and result.cpu_ms is not None
+    # The window covers the agent's own sleep and is never more than the controller saw.
+    assert 200 <= result.elapsed_ms <= result.wall_ms
+    assert result.cpu_ms < result.elapsed_ms  # sleeping costs no CPU
+    assert result.freeze in ("cgroup-v1", "cgroup-v2", "pause", "signal", None)

@@ -3,14 +3,18 @@
 Each file says what it does in its docstring and what must happen in ``EXPECT`` (read here with
 ``ast``, never imported): the hostile seat's ``reason`` (and ``detail`` text), text its stdout must
 show (proof the attack ran) or must not show (proof it failed), ``alone`` to run it while no other
-match runs. ``EXPECT["process"]``, when
+match runs, ``repeat`` to play it that many times in a row (every record is checked),
+``wall_over_charged_ms`` for a call whose controller wall time must exceed the time charged by at
+least that much (a forged window, logged as such). ``EXPECT["process"]``, when
 present, overrides those for the process backend and opts the file in there; files without it
 are docker only (most attacks only mean something against real isolation).
 
 Every match is simple-card against a small sandboxed opponent, with the real 2 s budget. For each
 file the test checks the outcome and reason, that the opponent played every turn without an error
-and won if the hostile agent forfeited, that no container is left, and that nothing the attacks
-aim at appeared on the host. The matches run a few at a time to keep the suite short.
+and won if the hostile agent forfeited, that no call was charged more than the controller saw,
+that no container is left, and that nothing the attacks aim at appeared on the host. The matches
+run a few at a time to keep the suite short. The docker matches take their containers from a
+warm pool, as the platform does, so the pooled containers are what the attacks meet.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import pytest
 from docker.constants import DEFAULT_MAX_POOL_SIZE
 
 from games.core import MatchRecord, MatchSettings, play_match
-from sandbox import SandboxLimits, create_handle
+from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
 from tests.sandbox.conftest import docker_available, require_docker
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -35,6 +39,8 @@ SECRET = "SECRET_VALUE_d41d8cd98f00"
 #: Paths the filesystem attacks write to; none may exist on the host afterwards.
 HOST_PATHS = ("/arena-hostile-pwned", "/etc/arena-hostile-pwned", "/tmp/fill-0", "/tmp/tool")
 CONCURRENT_MATCHES = 4
+#: Warm containers kept ready during the docker suite.
+POOL_SIZE = 4
 
 OPPONENT = """
 import time
@@ -69,6 +75,12 @@ def expectation(name: str, backend: str) -> dict[str, Any] | None:
     return {**{k: v for k, v in expect.items() if k != "process"}, **expect["process"]}
 
 
+def play_all(name: str, backend: str) -> list[MatchRecord]:
+    """The file's matches: one, or ``repeat`` in a row."""
+    expect = expectation(name, backend) or {}
+    return [play(name, backend) for _ in range(int(expect.get("repeat", 1)))]
+
+
 def play(name: str, backend: str) -> MatchRecord:
     """One match: the hostile file in seat 0, the opponent in seat 1, both sandboxed."""
     expect = expectation(name, backend) or {}
@@ -98,26 +110,36 @@ def docker_results() -> dict[str, Any]:
     os.environ["ARENA_HOSTILE_SECRET"] = SECRET
     try:
         with ThreadPoolExecutor(max_workers=CONCURRENT_MATCHES) as pool:
-            # Fill the Docker client's connection pool before counting descriptors.
+            # Fill the Docker client's connection pool before counting descriptors (without the
+            # warm pool, whose idle containers hold descriptors of their own until it drains).
             list(pool.map(lambda _: play("close_stdout", "docker"), range(CONCURRENT_MATCHES)))
             fds_before = _open_fds()
+            start_warm_pool(SandboxLimits(), POOL_SIZE)
             together = [n for n in FILES if not expectation(n, "docker").get("alone")]
             records = dict(
-                zip(together, pool.map(lambda n: play(n, "docker"), together), strict=True)
+                zip(together, pool.map(lambda n: play_all(n, "docker"), together), strict=True)
             )
         # Attacks whose outcome depends on getting the CPU when they need it run on their own.
-        records.update({n: play(n, "docker") for n in FILES if n not in records})
+        records.update({n: play_all(n, "docker") for n in FILES if n not in records})
+        drain_warm_pool()
         fds_after = _open_fds()
     finally:
         os.environ.pop("ARENA_HOSTILE_SECRET", None)
+        drain_warm_pool()
     from sandbox.docker_backend import own_containers
 
     left = own_containers()
     return {"records": records, "fds": (fds_before, fds_after), "left": left}
 
 
-def check(record: MatchRecord, expect: dict[str, Any], name: str) -> None:
-    """The assertions every hostile match must pass."""
+def check(records: list[MatchRecord], expect: dict[str, Any], name: str) -> None:
+    """The assertions every hostile match must pass, for each of the file's matches."""
+    for record in records:
+        check_one(record, expect, name)
+
+
+def check_one(record: MatchRecord, expect: dict[str, Any], name: str) -> None:
+    """The assertions one hostile match must pass."""
     assert record.platform_error is None, record.platform_error
     hostile, opponent = record.seats
     assert str(hostile.reason) == expect["reason"], f"{name}: {hostile.reason}: {hostile.detail}"
@@ -138,6 +160,12 @@ def check(record: MatchRecord, expect: dict[str, Any], name: str) -> None:
     assert _stdout(record, 1).count("opponent played") == len(opponent_calls)
     for path in HOST_PATHS:
         assert not os.path.exists(path), f"{name} changed the host: {path} exists"
+    # No call is charged more than the controller itself waited for it.
+    timed = [e for e in record.log if e.get("wall_ms") is not None and e.get("elapsed_ms")]
+    assert all(e["elapsed_ms"] <= e["wall_ms"] for e in timed), name
+    if "wall_over_charged_ms" in expect:
+        gap = max(e["wall_ms"] - e["elapsed_ms"] for e in timed if e.get("seat") == 0)
+        assert gap >= expect["wall_over_charged_ms"], f"{name}: the log hides the forgery"
 
 
 @pytest.mark.docker
@@ -153,7 +181,7 @@ def test_the_worker_is_unharmed_and_nothing_is_left(docker_results: dict[str, An
     assert docker_results["left"] == [], "sandbox containers were left behind"
     before, after = docker_results["fds"]
     # The client's connection pool may still grow to its cap; a leak of one descriptor per
-    # container would show as 80 and more (41 matches, two containers each).
+    # container would show as one per file and more (every match uses two containers).
     assert after - before <= DEFAULT_MAX_POOL_SIZE, f"descriptors leaked: {before} -> {after}"
 
 
@@ -161,16 +189,16 @@ PROCESS_FILES = [n for n in FILES if expectation(n, "process") is not None]
 
 
 @pytest.fixture(scope="module")
-def process_results() -> dict[str, MatchRecord]:
+def process_results() -> dict[str, list[MatchRecord]]:
     """The process-backend subset, a few at a time like the docker one."""
     with ThreadPoolExecutor(max_workers=CONCURRENT_MATCHES) as pool:
-        records = pool.map(lambda n: play(n, "process"), PROCESS_FILES)
+        records = pool.map(lambda n: play_all(n, "process"), PROCESS_FILES)
         return dict(zip(PROCESS_FILES, records, strict=True))
 
 
 @pytest.mark.parametrize("name", PROCESS_FILES)
 def test_hostile_agent_in_the_process_backend(
-    name: str, process_results: dict[str, MatchRecord]
+    name: str, process_results: dict[str, list[MatchRecord]]
 ) -> None:
     expect = expectation(name, "process")
     assert expect is not None

@@ -4,6 +4,14 @@ House bots are trusted code and run in-process. Uploaded code runs in the sandbo
 settings choose: ``ARENA_SANDBOX_BACKEND`` = ``auto`` (docker when an engine answers, else
 process), ``docker`` or ``process``. The process backend does not isolate, so it is refused
 unless ``DEBUG`` is on or ``ARENA_ALLOW_PROCESS_SANDBOX`` says so, and it is announced loudly.
+
+Docker sandboxes come from the worker process's warm pool (``ARENA_SANDBOX_POOL_SIZE`` per
+process): started when the worker process starts (``celery_app`` connects ``start_pool`` to
+``worker_process_init``), refilled in the background, drained (idle containers removed) when the
+worker process shuts down. A process without a pool (eager tasks, ``manage.py`` commands) starts
+each container when its match needs it. Waiting agents
+are frozen through the cgroup freezer where the worker can write it (``ARENA_SANDBOX_FREEZE``,
+``ARENA_SANDBOX_CGROUP_ROOT``), else ``docker pause``.
 """
 
 from __future__ import annotations
@@ -16,7 +24,15 @@ from django.core.exceptions import ImproperlyConfigured
 
 from arena.submissions.models import Submission
 from games.core import AgentHandle, InProcessAgentHandle, house_bot_class
-from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans
+from sandbox import (
+    SandboxLimits,
+    create_handle,
+    detect_backend,
+    drain_warm_pool,
+    remove_orphans,
+    start_warm_pool,
+)
+from sandbox import pool as warm_pool  # this process's pool
 
 logger = logging.getLogger(__name__)
 
@@ -45,10 +61,21 @@ def sandbox_backend() -> str:
     return backend
 
 
+def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:
+    """The limits every uploaded agent runs under, from the settings."""
+    return SandboxLimits(
+        image=settings.ARENA_SANDBOX_IMAGE,
+        runtime=settings.ARENA_SANDBOX_RUNTIME,
+        freeze_idle=freeze_idle,
+        freeze_method=settings.ARENA_SANDBOX_FREEZE,
+        cgroup_root=settings.ARENA_SANDBOX_CGROUP_ROOT,
+    )
+
+
 def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHandle:
     """A fresh, unstarted handle for one seat; the referee starts and closes it.
 
-    ``freeze_idle`` pauses a sandboxed agent while it waits for its turn (docker backend).
+    ``freeze_idle`` freezes a sandboxed agent while it waits for its turn.
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -57,12 +84,34 @@ def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHan
         submission.source,
         name=submission.label,
         backend=sandbox_backend(),
-        limits=SandboxLimits(
-            image=settings.ARENA_SANDBOX_IMAGE,
-            runtime=settings.ARENA_SANDBOX_RUNTIME,
-            freeze_idle=freeze_idle,
-        ),
+        limits=sandbox_limits(freeze_idle=freeze_idle),
     )
+
+
+def start_pool() -> None:
+    """Start this process's warm pool of docker sandboxes (when the docker backend runs).
+
+    Safe to call again: a running pool is left alone. Never raises: without a pool, matches
+    start their containers themselves.
+    """
+    size = settings.ARENA_SANDBOX_POOL_SIZE
+    if size <= 0 or warm_pool.current() is not None:
+        return
+    try:
+        if sandbox_backend() != "docker":
+            return
+        start_warm_pool(sandbox_limits(), size)
+    except Exception:  # a pool is an optimisation: log why there is none and play on
+        logger.warning("the warm pool of sandboxes could not start", exc_info=True)
+
+
+def drain_pool() -> int:
+    """Stop this process's warm pool and remove its idle containers; return how many."""
+    try:
+        return drain_warm_pool()
+    except Exception:  # shutting down must go on; the reaper removes what is left
+        logger.warning("the warm pool could not be drained", exc_info=True)
+        return 0
 
 
 def detected_backend() -> str:

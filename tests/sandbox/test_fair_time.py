@@ -1,0 +1,122 @@
+"""An agent is charged only for its own time, however busy the machine (issue 10, "Done when").
+
+Busy processes spin on every core and a thread creates and removes containers in a loop (the
+daemon's busiest work) while several docker matches of instant agents (the split-or-steal starter
+agent, under a millisecond a call) run at once, frozen between turns and started from the warm
+pool as ranked matches are. With the controller's clock, delays outside the agent (the daemon,
+the shim, the scheduler) were charged to it and starters forfeited by timeout; with the harness's
+window none may. An agent that really sleeps past its 2 s budget in the same storm still forfeits.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from games.core import MatchRecord, MatchSettings, play_match
+from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
+from sandbox.docker_backend import LABEL, OWNER_LABEL, _owner, docker_client, own_containers
+from tests.sandbox.conftest import require_docker
+
+pytestmark = [pytest.mark.slow, pytest.mark.docker]
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTER = (ROOT / "games" / "split_or_steal" / "starter_agent.py").read_text()
+#: 20 rounds of 3 messages and 2 choices: 100 turns and 80 round hooks a match.
+CONFIG = {"rounds": 20, "messages_per_round": 3}
+INSTANT_MATCHES = 4
+#: The starter, except that its first on_round_end really sleeps 2.5 s, past the 2 s budget.
+SLEEPER = (
+    STARTER
+    + """
+
+_Starter = Agent
+
+
+class Agent(_Starter):
+    def on_round_end(self, round_result):
+        super().on_round_end(round_result)
+        if not getattr(self, "slept", False):
+            self.slept = True
+            __import__("time").sleep(2.5)
+"""
+)
+CHURN_LABEL = "arena.sandbox.test-churn"
+
+
+@pytest.fixture
+def storm() -> Iterator[dict[str, int]]:
+    """Busy processes on every core and containers created and removed in a loop."""
+    require_docker()
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
+    stop = threading.Event()
+    counts = {"churned": 0}
+    image = SandboxLimits().image
+
+    def churn() -> None:
+        api = docker_client().api
+        labels = {LABEL: "1", OWNER_LABEL: _owner(), CHURN_LABEL: "1"}
+        while not stop.is_set():
+            cid = api.create_container(image, command=["true"], labels=labels)["Id"]
+            try:
+                api.start(cid)
+            finally:
+                api.remove_container(cid, force=True)
+            counts["churned"] += 1
+
+    churner = threading.Thread(target=churn, name="churn", daemon=True)
+    churner.start()
+    start_warm_pool(SandboxLimits(), 2 * INSTANT_MATCHES)
+    try:
+        yield counts
+    finally:
+        stop.set()
+        for process in busy:
+            process.kill()
+            process.wait()
+        churner.join(60)
+        drain_warm_pool()
+    assert own_containers() == [], "a sandbox container was left behind"
+
+
+def _match(sources: tuple[str, str]) -> MatchRecord:
+    handles = [
+        create_handle(source, name=f"seat{i}", limits=SandboxLimits())
+        for i, source in enumerate(sources)
+    ]
+    return play_match("split-or-steal", handles, seed=5, config=CONFIG, settings=MatchSettings())
+
+
+def test_instant_agents_are_never_charged_a_timeout_under_load_and_churn(
+    storm: dict[str, int],
+) -> None:
+    games = [(STARTER, STARTER)] * INSTANT_MATCHES + [(SLEEPER, STARTER)]
+    with ThreadPoolExecutor(max_workers=len(games)) as pool:
+        records = list(pool.map(_match, games))
+    assert storm["churned"] > 0, "the churn never ran"
+    *instant, sleeper = records
+    for record in instant:
+        assert record.platform_error is None, record.platform_error
+        assert [str(s.reason) for s in record.seats] == ["normal", "normal"], [
+            s.detail for s in record.seats
+        ]
+        assert record.turns == 100
+        calls = [e for e in record.log if e.get("wall_ms") is not None]
+        assert all(e["elapsed_ms"] <= e["wall_ms"] for e in calls)
+    assert sleeper.platform_error is None, sleeper.platform_error
+    assert (str(sleeper.seats[0].reason), str(sleeper.seats[1].reason)) == ("timeout", "normal")
+    assert "did not answer within 2 s" in sleeper.seats[0].detail
+    late = next(e for e in sleeper.log if e.get("seat") == 0 and e.get("error"))
+    assert late["method"] == "on_round_end"
+    # Charged its own 2.5 s (or stopped at the backstop): either way, over its budget.
+    assert (late["elapsed_ms"] or late["wall_ms"]) > 2000

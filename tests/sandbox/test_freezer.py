@@ -1,0 +1,142 @@
+"""Freezing without the daemon: finding a container's cgroup freezer and using it.
+
+The first tests build cgroup layouts in a temporary directory (the detection and the protocol of
+each version); the docker tests freeze real containers on this host and check with the kernel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox import SandboxLimits, create_handle
+from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
+from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
+
+CID = "0123abcd" * 8
+
+
+def v1_tree(root: Path, relative: str, state: str = "THAWED") -> Path:
+    (root / "freezer").mkdir(parents=True)
+    (root / "freezer" / "cgroup.procs").write_text("")
+    directory = root / "freezer" / relative
+    directory.mkdir(parents=True)
+    (directory / "freezer.state").write_text(state)
+    return directory
+
+
+def v2_tree(root: Path, relative: str, events: str = "populated 1\nfrozen 0\n") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    directory = root / relative
+    directory.mkdir(parents=True)
+    (directory / "cgroup.freeze").write_text("0")
+    (directory / "cgroup.events").write_text(events)
+    return directory
+
+
+def test_cgroupfs_layout_of_cgroup_v1_is_found(tmp_path: Path) -> None:
+    directory = v1_tree(tmp_path, f"docker/{CID}")
+    freezer = find_cgroup_freezer(CID, pid=None, root=str(tmp_path))
+    assert freezer is not None
+    assert (freezer.directory, freezer.method) == (directory, "cgroup-v1")
+    freezer.close()
+
+
+def test_systemd_layout_of_cgroup_v2_is_found(tmp_path: Path) -> None:
+    directory = v2_tree(tmp_path, f"system.slice/docker-{CID}.scope")
+    freezer = find_cgroup_freezer(CID, pid=None, root=str(tmp_path))
+    assert freezer is not None
+    assert (freezer.directory, freezer.method) == (directory, "cgroup-v2")
+    freezer.close()
+
+
+def test_a_cgroup_parent_is_followed(tmp_path: Path) -> None:
+    directory = v2_tree(tmp_path, f"arena.slice/{CID}")
+    freezer = find_cgroup_freezer(CID, pid=None, cgroup_parent="/arena.slice", root=str(tmp_path))
+    assert freezer is not None and freezer.directory == directory
+    freezer.close()
+
+
+def test_no_reachable_cgroup_means_no_freezer(tmp_path: Path) -> None:
+    v2_tree(tmp_path, "docker/someone-else")
+    assert find_cgroup_freezer(CID, pid=None, root=str(tmp_path)) is None
+    assert find_cgroup_freezer(CID, pid=None, root=str(tmp_path / "missing")) is None
+
+
+def test_a_proc_path_naming_another_container_is_not_trusted(tmp_path: Path) -> None:
+    # Our own pid: its cgroup path does not name the container, so it must be ignored.
+    import os
+
+    v2_tree(tmp_path, "docker/someone-else")
+    assert find_cgroup_freezer(CID, pid=os.getpid(), root=str(tmp_path)) is None
+
+
+def test_v1_freeze_writes_frozen_and_reads_it_back(tmp_path: Path) -> None:
+    directory = v1_tree(tmp_path, f"docker/{CID}")
+    freezer = CgroupFreezer(directory, 1)
+    # A regular file reads back what was written, as the kernel does once every task froze.
+    assert freezer.freeze() is True
+    assert (directory / "freezer.state").read_text().startswith("FROZEN")
+    freezer.thaw()
+    assert (directory / "freezer.state").read_text().startswith("THAWED")
+    freezer.close()
+
+
+def test_v2_freeze_waits_for_the_kernel_to_say_frozen(tmp_path: Path) -> None:
+    frozen = CgroupFreezer(v2_tree(tmp_path / "a", "docker/x", "frozen 1\n"), 2)
+    assert frozen.freeze() is True
+    assert (frozen.directory / "cgroup.freeze").read_text().startswith("1")
+    frozen.thaw()
+    assert (frozen.directory / "cgroup.freeze").read_text().startswith("0")
+    never = CgroupFreezer(v2_tree(tmp_path / "b", "docker/x", "frozen 0\n"), 2)
+    assert never.freeze(confirm_s=0.05) is False  # not confirmed: reported, not hidden
+    frozen.close()
+    never.close()
+
+
+def test_a_vanished_cgroup_is_not_an_error(tmp_path: Path) -> None:
+    directory = v1_tree(tmp_path, f"docker/{CID}")
+    freezer = CgroupFreezer(directory, 1)
+    (directory / "freezer.state").unlink()
+    directory.rmdir()
+    freezer.thaw()  # the container ended: nothing to thaw
+    freezer.close()
+
+
+# --- real containers ---------------------------------------------------------------------------
+
+
+@pytest.mark.docker
+def test_a_waiting_agent_is_frozen_directly_and_thawed_for_its_call() -> None:
+    require_docker()
+    handle = create_handle(agent_source(PLAY_HIGHEST), name="a", limits=SandboxLimits())
+    try:
+        handle.start(game_id="simple-card", timeout_s=10)
+        freezer = handle._freezer  # type: ignore[attr-defined]
+        if freezer is None:
+            pytest.skip("this host's container cgroups are not writable here: pause is used")
+        assert freezer.is_frozen()
+        result = handle.call("on_turn", {"hand": [2, 5]}, 3.0)
+        assert result.ok and result.freeze == freezer.method
+        assert freezer.is_frozen()  # frozen again once it answered
+    finally:
+        handle.close()
+
+
+@pytest.mark.docker
+def test_docker_pause_is_the_fallback() -> None:
+    require_docker()
+    for limits in (
+        SandboxLimits(freeze_method="pause"),
+        SandboxLimits(cgroup_root="/nonexistent/cgroup"),
+    ):
+        handle = create_handle(agent_source(PLAY_HIGHEST), name="a", limits=limits)
+        try:
+            handle.start(game_id="simple-card", timeout_s=10)
+            assert handle._is_paused()  # type: ignore[attr-defined]
+            result = handle.call("on_turn", {"hand": [2, 5]}, 3.0)
+            assert result.ok and result.freeze == "pause"
+        finally:
+            handle.close()
