@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "arena.matches",
     "arena.ratings",
     "arena.catalog",
+    "arena.workflows",
 ]
 
 MIDDLEWARE = [
@@ -169,13 +170,13 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"arena.matches.tasks.match_run_task": {"queue": "matches"}}
+CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": "matches"}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "5"))
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
-        "task": "arena.ratings.tasks.matchmaking_task",
+        "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
     },
 }
