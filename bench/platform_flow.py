@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "-c",
             (
                 "from django.db import transaction; "
-                "from arena.matches.services import match_create; "
+                "from arena.workflows.dispatch import match_schedule; "
                 "from arena.submissions.models import Submission; "
                 "from arena.submissions.services import house_submission_ensure; "
                 f"mine = Submission.objects.get(pk={submission['id']}); "
@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 "ids = []\n"
                 f"for _ in range({args.ranked}):\n"
                 "    with transaction.atomic():\n"
-                "        ids.append(match_create(kind='ranked', submissions=[mine, house]).pk)\n"
+                "        ids.append(match_schedule(kind='ranked', submissions=[mine, house]).pk)\n"
                 "print(min(ids), max(ids))"
             ),
         )

@@ -76,3 +76,131 @@ def test_bench_scripts_shadow_no_module() -> None:
     taken = set(sys.stdlib_module_names) | PROJECT_TREES | {"sandbox", "games", "tests"}
     clashes = [p.name for p in (ROOT / "bench").glob("*.py") if p.stem in taken]
     assert clashes == []
+
+
+# --- The platform's apps (DESIGN.md §5) -----------------------------------------------------------
+
+ARENA = ROOT / "platform" / "arena"
+
+#: The apps in the order they may depend on each other: each may import the ones before it only.
+#: ``workflows`` (the cross-app workflows and the Celery tasks) sits above them all.
+APP_ORDER = ["accounts", "submissions", "matches", "ratings", "catalog", "workflows"]
+
+#: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,
+#: management commands): thin, so they may call any app or workflow; nothing imports them back.
+ADAPTERS = {"views", "admin", "forms", "urls", "management"}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT / "platform").with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _arena_modules() -> dict[str, Path]:
+    return {
+        _module_name(p): p
+        for p in sorted(ARENA.rglob("*.py"))
+        if "migrations" not in p.relative_to(ARENA).parts
+    }
+
+
+def _arena_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """Every arena module ``path`` imports, at module level or inside functions alike."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # ``from arena.matches import sandboxing`` imports a module, not a name.
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                for alias in node.names
+            ]
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target.startswith("arena") and target not in ("arena", name):
+                found.add(target)
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    modules = _arena_modules()
+    return {name: _arena_imports(path, name, modules) for name, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_among_the_platform_modules() -> None:
+    # Function-level imports count: an import moved into a function to dodge a circle is still
+    # a circle (the modules still need each other).
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_cycle_finder_sees_a_function_level_circle(tmp_path: Path) -> None:
+    modules = {"arena.a": tmp_path / "a.py", "arena.b": tmp_path / "b.py"}
+    modules["arena.a"].write_text("from arena.b import x\n")
+    modules["arena.b"].write_text("def f():\n    from arena import a\n")
+    graph = {name: _arena_imports(path, name, modules) for name, path in modules.items()}
+    assert _cycles(graph) == [["arena.a", "arena.b"]]
+
+
+def _app_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in APP_ORDER else None
+
+
+def test_apps_depend_on_each_other_one_way() -> None:
+    # accounts ← submissions ← matches ← ratings ← catalog ← workflows, adapters excepted.
+    violations = []
+    for module, imported in _import_graph().items():
+        app = _app_of(module)
+        if app is None or ADAPTERS & set(module.split(".")[2:]):
+            continue
+        for target in sorted(imported):
+            other = _app_of(target)
+            if other is not None and APP_ORDER.index(other) > APP_ORDER.index(app):
+                violations.append(f"{module} imports {target}")
+    assert violations == []

@@ -18,15 +18,12 @@ from django.views.decorators.http import require_http_methods
 from arena.accounts.services import token_get_or_create, token_user
 from arena.errors import NotFound, Refused
 from arena.matches import selectors as match_selectors
-from arena.matches.services import training_create
 from arena.openapi import OPENAPI
 from arena.ratings.selectors import leaderboard
 from arena.submissions import selectors as submission_selectors
-from arena.submissions.services import (
-    submission_activate,
-    submission_create,
-    submission_deactivate,
-)
+from arena.submissions.services import submission_deactivate
+from arena.workflows.matches import training_request
+from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import UnknownGameError, available_game_ids, get_game_spec
 
 View = Callable[..., HttpResponse]
@@ -123,7 +120,7 @@ def submissions(request: HttpRequest) -> HttpResponse:
         body = _json_body(request)
         if not isinstance(body.get("source"), str):
             raise Refused("send the agent's text as the JSON string `source` (or upload `file`)")
-        submission = submission_create(
+        submission = submission_upload(
             owner=request.api_user,
             source=body["source"],
             name=body.get("name"),  # type: ignore[attr-defined]
@@ -136,7 +133,7 @@ def submissions(request: HttpRequest) -> HttpResponse:
             data = upload.read(4 * 1024 * 1024 + 1)  # enough to say it is too big
         else:
             data = upload.read()
-        submission = submission_create(
+        submission = submission_upload(
             owner=request.api_user,
             data=data,
             name=request.POST.get("name"),  # type: ignore[attr-defined]
@@ -181,7 +178,7 @@ def training(request: HttpRequest) -> HttpResponse:
         submission_id = int(body["submission"])
     except (TypeError, ValueError):
         raise Refused("`submission` must be a submission id") from None
-    match = training_create(
+    match = training_request(
         user=request.api_user,  # type: ignore[attr-defined]
         submission_id=submission_id,
         opponent=str(body["opponent"]),

@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "arena.matches",
     "arena.ratings",
     "arena.catalog",
+    "arena.workflows",
 ]
 
 MIDDLEWARE = [
@@ -182,13 +183,13 @@ def _cores() -> int:
 #: one CPU, so by default one per core: more would only make every agent wait for a CPU.
 CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0")) or _cores()
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"arena.matches.tasks.match_run_task": {"queue": "matches"}}
+CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": "matches"}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "5"))
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
-        "task": "arena.ratings.tasks.matchmaking_task",
+        "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
     },
 }

@@ -15,9 +15,9 @@ django.setup()
 from arena.accounts.models import User  # noqa: E402
 from arena.matches.models import Match, Participant  # noqa: E402
 from arena.matches.sandboxing import make_handle  # noqa: E402
-from arena.matches.services import match_record_result  # noqa: E402
 from arena.ratings.services import rating_ensure  # noqa: E402
 from arena.submissions.services import house_submission_ensure  # noqa: E402
+from arena.workflows.matches import match_record  # noqa: E402
 from django.db import transaction  # noqa: E402
 
 from games.core import MatchSettings, play_match  # noqa: E402
@@ -48,7 +48,7 @@ def apply(match_id: int, hold_s: float) -> None:
     record = play_match("simple-card", handles, seed=match.seed, settings=MatchSettings())
     Match.objects.filter(pk=match_id).update(status="running")
     with transaction.atomic():
-        match_record_result(match_id=match_id, record=record)
+        match_record(match_id=match_id, record=record)
         time.sleep(hold_s)  # keep the rating rows locked while the other process wants them
 
 

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from arena.accounts.models import User
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_time_limits_s
+from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
 from arena.submissions.services import house_submission_ensure
+from arena.workflows.dispatch import match_schedule
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,7 @@ def admin_client(make_user: Any) -> Client:
 
 
 def a_match() -> Match:
-    return match_create(
+    return match_schedule(
         kind="ranked",
         submissions=[
             house_submission_ensure(game="simple-card", bot="random"),

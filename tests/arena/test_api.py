@@ -137,9 +137,10 @@ def test_another_users_source_logs_prints_and_training_are_refused(
 def test_ranked_logs_are_public_but_prints_and_errors_only_for_the_owner(
     make_user: Any, committed: Any, starter_source: str
 ) -> None:
-    from arena.matches.services import match_create, match_run
     from arena.submissions.models import Submission
     from arena.submissions.services import house_submission_ensure
+    from arena.workflows.dispatch import match_schedule as match_create
+    from arena.workflows.matches import match_run
 
     alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
     sid = committed(
@@ -165,8 +166,8 @@ def test_refusals_are_json(make_user: Any) -> None:
 
 def test_while_a_ranked_match_runs_others_do_not_see_a_seats_state(make_user: Any) -> None:
     from arena.matches.models import MatchEvent
-    from arena.matches.services import match_create
     from arena.submissions.services import house_submission_ensure
+    from arena.workflows.dispatch import match_schedule as match_create
 
     bob = token_client(make_user, "bob")
     match = match_create(

@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 from arena.catalog.services import demo_data_load
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_record_result, match_run, training_create
-from arena.matches.tasks import match_run_task
 from arena.ratings.models import Rating, RatingChange
-from arena.ratings.services import matchmaking_run
 from arena.submissions.models import Submission
-from arena.submissions.services import (
-    house_submission_ensure,
-    submission_activate,
-    submission_create,
-)
+from arena.submissions.services import house_submission_ensure
+from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.ladder import matchmaking_run
+from arena.workflows.matches import match_record, match_run
+from arena.workflows.matches import training_request as training_create
+from arena.workflows.submissions import submission_activate
+from arena.workflows.submissions import submission_upload as submission_create
+from arena.workflows.tasks import match_run_task
 
 from games.core import MatchRecord, PlatformError
 from tests.arena.conftest import BAD_AGENT_SOURCE
@@ -128,7 +128,7 @@ def test_recording_the_same_result_twice_rates_once(
     record = MatchRecord(
         game="simple-card", game_version=1, config={}, seed=0, timed=True, seats=[]
     )
-    match_record_result(match_id=match.pk, record=record)  # a late duplicate
+    match_record(match_id=match.pk, record=record)  # a late duplicate
     assert Rating.objects.get(submission=mine).games == 1
 
 
@@ -192,9 +192,9 @@ def test_at_most_three_active_per_game(make_user: Any, committed: Any, starter_s
 
 
 def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> None:
-    from arena.matches.services import match_void
     from arena.ratings import elo
     from arena.submissions.services import house_submission_ensure
+    from arena.workflows.matches import match_void
 
     steal, split, tft = (
         house_submission_ensure(game="split-or-steal", bot=b)

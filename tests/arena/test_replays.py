@@ -4,8 +4,9 @@ to step through; poker a hand log."""
 from __future__ import annotations
 
 import pytest
-from arena.matches.services import match_create, match_run
 from arena.submissions.services import house_submission_ensure
+from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.matches import match_run
 from django.test import Client
 
 from games.core import available_game_ids, get_game_spec

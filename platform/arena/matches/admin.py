@@ -4,7 +4,7 @@ from django.contrib import admin, messages
 
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
-from arena.matches.services import match_rerun, match_void
+from arena.workflows.matches import match_rerun, match_void
 
 
 class ParticipantInline(admin.TabularInline):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.matches.models import Participant
 from arena.ratings import elo
 from arena.ratings.models import Rating, RatingChange
 from arena.submissions.models import Agent
@@ -54,8 +55,6 @@ def _seat_stat(stats: dict[str, Any], key: str, seat: int) -> float | None:
 
 def _bb_per_100(submission_id: int) -> float | None:
     """Mean big blinds per 100 hands over the submission's ranked matches (poker), else None."""
-    from arena.matches.models import Participant
-
     figures = [
         f
         for seat, stats in Participant.objects.filter(

@@ -11,10 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.matches.models import Match, Participant
+from arena.matches.services import match_create
 from arena.ratings import elo
 from arena.ratings.models import Rating, RatingChange
 from arena.submissions.models import Submission
-from games.core import available_game_ids, get_game_spec
+from games.core import get_game_spec
 
 logger = logging.getLogger(__name__)
 
@@ -106,23 +107,14 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
     return replayed
 
 
-def matchmaking_run() -> list[Match]:
-    """Pair free ladder entries of every game and create their ranked matches.
+def ladder_pair(*, game: str) -> list[Match]:
+    """Pair free ladder entries of one game and store their ranked matches (call inside a
+    transaction; the matchmaking workflow enqueues them).
 
     Entries with the fewest recent games go first; each takes the free opponent nearest in
     rating (the window widens when none is near), never one of the same owner, never the one it
     just played, and no entry has two ranked matches in flight.
     """
-    created: list[Match] = []
-    for game in available_game_ids():
-        with transaction.atomic():
-            created.extend(_pair_game(game))
-    return created
-
-
-def _pair_game(game: str) -> list[Match]:
-    from arena.matches.services import match_create
-
     version = get_game_spec(game).version
     entries = list(
         Rating.objects.select_for_update()

@@ -65,12 +65,10 @@ def submission_as_dict(submission: Submission) -> dict[str, object]:
 
 
 def submission_validation_match_id(submission: Submission) -> int | None:
-    """The id of the submission's self-play match."""
-    from arena.matches.models import Match
-
+    """The id of the submission's self-play match (through its seats: matches sit above)."""
     return (
-        Match.objects.filter(kind=Match.Kind.VALIDATION, participants__submission=submission)
-        .order_by("-id")
-        .values_list("id", flat=True)
+        submission.seats.filter(match__kind="validation")  # type: ignore[attr-defined]
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)
         .first()
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 from pathlib import PurePath
 
 from django.conf import settings
@@ -37,8 +38,9 @@ def submission_create(
     name: str | None = None,
     filename: str | None = None,
 ) -> Submission:
-    """Check an upload, store it as the next version of the named agent and queue its validation.
+    """Check an upload and store it (pending) as the next version of the named agent.
 
+    Its validation match is the upload workflow's business (``arena.workflows.submissions``).
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails.
     """
     if data is not None:
@@ -68,9 +70,6 @@ def submission_create(
         sha256=hashlib.sha256(checked.source.encode("utf-8")).hexdigest(),
         game_version=spec.version,
     )
-    from arena.matches.services import match_create
-
-    match_create(kind="validation", submissions=[submission, submission], timed=True)
     return submission
 
 
@@ -86,10 +85,9 @@ def submission_set_status(*, submission: Submission, status: str, detail: str = 
 
 
 @transaction.atomic
-def submission_activate(*, submission: Submission, user: User) -> Submission:
-    """Put an accepted submission on its game's ladder (at most ``ARENA_ACTIVE_PER_GAME``)."""
-    from arena.ratings.services import rating_ensure
-
+def submission_mark_active(*, submission: Submission, user: User) -> Submission:
+    """Mark an accepted submission active (at most ``ARENA_ACTIVE_PER_GAME``); its ladder row is
+    the activation workflow's business (``arena.workflows.submissions``)."""
     submission = (
         Submission.objects.select_for_update().select_related("agent").get(pk=submission.pk)
     )
@@ -113,7 +111,6 @@ def submission_activate(*, submission: Submission, user: User) -> Submission:
         )
     submission.active = True
     submission.save(update_fields=["active"])
-    rating_ensure(submission=submission)
     return submission
 
 
@@ -139,7 +136,6 @@ def house_submission_ensure(*, game: str, bot: str, active: bool = False) -> Sub
     existing = agent.submissions.filter(game_version=spec.version).first()
     if existing is not None:
         return existing
-    import inspect
 
     try:
         source = inspect.getsource(spec.bots[bot])

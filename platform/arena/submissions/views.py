@@ -12,18 +12,15 @@ from django.views.decorators.http import require_POST
 from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match
 from arena.matches.selectors import match_log
-from arena.matches.services import training_create
 from arena.ratings.charts import rating_chart_svg
 from arena.ratings.elo import INITIAL_RATING
 from arena.ratings.selectors import rating_history
 from arena.submissions import selectors
 from arena.submissions.forms import TrainingForm, UploadForm
 from arena.submissions.models import Submission
-from arena.submissions.services import (
-    submission_activate,
-    submission_create,
-    submission_deactivate,
-)
+from arena.submissions.services import submission_deactivate
+from arena.workflows.matches import training_request
+from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
 
 
@@ -45,7 +42,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload_file = form.cleaned_data["file"]
         try:
-            submission = submission_create(
+            submission = submission_upload(
                 owner=request.user,
                 data=upload_file.read(4 * 1024 * 1024 + 1),
                 name=form.cleaned_data["name"],
@@ -131,7 +128,7 @@ def train(request: HttpRequest, submission_id: int) -> HttpResponse:
     """Start a training match and show it."""
     submission = _owned(request, submission_id)
     try:
-        match = training_create(
+        match = training_request(
             user=request.user,
             submission_id=submission.pk,
             opponent=request.POST.get("opponent", ""),

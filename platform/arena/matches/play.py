@@ -1,0 +1,118 @@
+"""Play one match and record what happened (the match's own rows; effects on other apps are the
+workflows' business, ``arena.workflows.matches``)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena.matches import sandboxing
+from arena.matches.eventlog import EventWriter
+from arena.matches.models import Match, MatchEvent, Participant
+from arena.matches.status import match_set_status
+from games.core import MatchRecord, MatchSettings, play_match
+
+logger = logging.getLogger(__name__)
+
+DONE, RETRY = "done", "retry"
+
+
+def match_lock(*, match_id: int) -> Match | None:
+    """The match row, locked until the surrounding transaction ends (``None`` if deleted)."""
+    return Match.objects.select_for_update().filter(pk=match_id).first()
+
+
+@transaction.atomic
+def match_begin(*, match_id: int) -> Match | None:
+    """Mark the match running for one more attempt; ``None`` when there is nothing to play.
+
+    Idempotent: a redelivered task finds the match finished and stops; a match whose worker
+    died mid-way (status still running) is played again from the start.
+    """
+    match = match_lock(match_id=match_id)
+    if match is None or match.is_done:
+        return None
+    match_set_status(
+        match=match,
+        status=Match.Status.RUNNING,
+        attempts=match.attempts + 1,
+        started=timezone.now(),
+    )
+    MatchEvent.objects.filter(match=match).delete()  # a replayed attempt logs from scratch
+    return match
+
+
+def match_play(*, match: Match) -> MatchRecord | str:
+    """Play the match in the sandbox, logging as it goes; the record, or the platform's error."""
+    participants = list(match.participants.select_related("submission__agent").order_by("seat"))
+    writer = EventWriter(match.pk)
+    try:
+        # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
+        # time; that only matters where the result counts. Validation plays an agent against
+        # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
+        freeze = match.kind == Match.Kind.RANKED
+        handles = [sandboxing.make_handle(p.submission, freeze_idle=freeze) for p in participants]
+        record = play_match(
+            match.game,
+            handles,
+            seed=match.seed,
+            config=match.config,
+            settings=MatchSettings(
+                timed=match.timed,
+                turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S,
+                keep_stdout=match.kind != Match.Kind.RANKED,
+            ),
+            on_event=writer,
+        )
+    except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
+        logger.exception("match %s could not be played", match.pk)
+        writer.flush()
+        return f"{type(exc).__name__}: {exc}"
+    writer.flush()
+    if record.platform_error:
+        return record.platform_error
+    return record
+
+
+def match_platform_failure(*, match: Match, error: str) -> str:
+    """Queue a locked match again after a platform error, or end it unrated after the last
+    attempt; returns ``retry`` or ``done``."""
+    if match.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS:
+        match_set_status(match=match, status=Match.Status.QUEUED, error=error)
+        return RETRY
+    match_set_status(
+        match=match,
+        status=Match.Status.ERROR,
+        error=error,
+        finished=timezone.now(),
+        summary=f"platform error after {match.attempts} attempts (unrated): {error[:300]}",
+    )
+    return DONE
+
+
+def match_record_result(*, match: Match, record: MatchRecord) -> Match:
+    """Store the outcome of a locked, unfinished match: seats, rounds, summary, ``finished``."""
+    # Not record.to_dict(): it deep-copies the whole log (tens of MB in poker), which the
+    # events already hold.
+    for s in record.seats:
+        Participant.objects.filter(match=match, seat=s.seat).update(
+            outcome=str(s.outcome) if s.outcome else "",
+            reason=str(s.reason) if s.reason else "",
+            detail=s.detail or "",
+            score=s.score,
+        )
+    return match_set_status(
+        match=match,
+        status=Match.Status.FINISHED,
+        winner_seat=record.winner,
+        rounds=record.round_results,
+        stats=record.stats,
+        final_state=record.final_state,
+        summary=record.summary(),
+        duration_s=record.duration_s,
+        finished=timezone.now(),
+        error="",
+    )

@@ -1,0 +1,63 @@
+"""The match status machine: the allowed moves and the time a match may take."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+
+from arena.errors import Refused
+from arena.matches.models import Match
+from games.core import ArenaConfig, create_game
+
+logger = logging.getLogger(__name__)
+
+#: The only moves ``match_set_status`` allows (running → queued is a retry after a platform error).
+ALLOWED_TRANSITIONS = {
+    Match.Status.QUEUED: {Match.Status.RUNNING, Match.Status.ERROR},
+    Match.Status.RUNNING: {
+        Match.Status.RUNNING,
+        Match.Status.FINISHED,
+        Match.Status.ERROR,
+        Match.Status.QUEUED,
+    },
+    Match.Status.FINISHED: {Match.Status.ERROR},
+    Match.Status.ERROR: {Match.Status.QUEUED},
+}
+
+
+def match_set_status(*, match: Match, status: str, **fields: Any) -> Match:
+    """Change a match's status (and any other fields) if the transition is allowed."""
+    allowed = ALLOWED_TRANSITIONS.get(Match.Status(match.status), set())
+    if status not in allowed:
+        raise Refused(f"a {match.status} match cannot become {status}")
+    match.status = status
+    for key, value in fields.items():
+        setattr(match, key, value)
+    match.save(update_fields=["status", *fields])
+    return match
+
+
+def match_time_limits_s(match: Match) -> tuple[float, float]:
+    """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock.
+
+    Games do not declare a turn cap, so a round is assumed to take at most
+    ``max(10, 200 // rounds)`` calls per seat (a one-round chess game: 200 plies each), every
+    call allowed its full budget; clamped to [5 min, 6 h].
+    """
+    seats = match.participants.count() or 2
+    try:
+        game = create_game(
+            ArenaConfig.for_seats(
+                match.game, [f"seat{i}" for i in range(seats)], match.seed, match.config
+            )
+        )
+        rounds = max(1, int(game.total_rounds))
+    except Exception:  # a game that cannot say: assume a long one
+        logger.exception("could not size match %s of %s", match.pk, match.game)
+        rounds = 200
+    per_call_s = settings.ARENA_TURN_TIMEOUT_S if match.timed else 60.0
+    calls = rounds * seats * max(10, 200 // rounds)
+    hard = min(max(60.0 + calls * per_call_s, 300.0), 6 * 3600.0)
+    return hard - 30, hard

@@ -1,0 +1,50 @@
+"""Enqueue matches once their transaction commits.
+
+The tasks call the workflows, and the workflows enqueue tasks: to keep that from becoming an
+import circle, tasks are sent by name (``tasks.py`` registers them under these names, and
+``apps.py`` imports it in every process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+
+from arena.accounts.models import User
+from arena.celery_app import app
+from arena.matches.models import Match
+from arena.matches.services import match_create
+from arena.matches.status import match_time_limits_s
+from arena.submissions.models import Submission
+
+MATCH_RUN_TASK = "arena.workflows.tasks.match_run_task"
+MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
+
+
+def match_enqueue(match_id: int) -> None:
+    """Send the match to the ``matches`` queue with time limits from its game."""
+    match = Match.objects.get(pk=match_id)
+    soft, hard = match_time_limits_s(match)
+    app.tasks[MATCH_RUN_TASK].apply_async(args=[match_id], soft_time_limit=soft, time_limit=hard)
+
+
+def match_enqueue_on_commit(match_id: int) -> None:
+    """Enqueue the match when the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: match_enqueue(match_id))
+
+
+def match_schedule(
+    *,
+    kind: str,
+    submissions: Sequence[Submission],
+    timed: bool = True,
+    requested_by: User | None = None,
+    seed: int | None = None,
+) -> Match:
+    """Store a match pinning these submissions (seat order) and enqueue it once committed."""
+    match = match_create(
+        kind=kind, submissions=submissions, timed=timed, requested_by=requested_by, seed=seed
+    )
+    match_enqueue_on_commit(match.pk)
+    return match

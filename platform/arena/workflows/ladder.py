@@ -1,0 +1,23 @@
+"""Pair → enqueue: matchmaking for every game's ladder."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from arena.matches.models import Match
+from arena.ratings.services import ladder_pair
+from arena.workflows.dispatch import match_enqueue_on_commit
+from games.core import available_game_ids
+
+
+def matchmaking_run() -> list[Match]:
+    """Pair free ladder entries of every game; their ranked matches are enqueued per game as
+    each game's pairing commits."""
+    created: list[Match] = []
+    for game in available_game_ids():
+        with transaction.atomic():
+            paired = ladder_pair(game=game)
+            for match in paired:
+                match_enqueue_on_commit(match.pk)
+        created.extend(paired)
+    return created

@@ -1,0 +1,95 @@
+"""Play → record → rate; training requests; admin re-runs and voids (→ ladder recompute)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from arena.accounts.models import User
+from arena.matches import services as match_services
+from arena.matches.models import Match
+from arena.matches.play import (
+    DONE,
+    match_begin,
+    match_lock,
+    match_platform_failure,
+    match_play,
+    match_record_result,
+)
+from arena.ratings.services import rating_apply, ratings_recompute
+from arena.workflows.dispatch import match_enqueue_on_commit
+from arena.workflows.submissions import validation_errored, validation_finished
+from games.core import MatchRecord
+
+
+def match_run(*, match_id: int) -> str:
+    """Play the match if nobody has finished it yet; returns ``done`` or ``retry``.
+
+    Idempotent: a redelivered task finds the match finished and stops; a match whose worker
+    died mid-way (status still running) is played again from the start.
+    """
+    match = match_begin(match_id=match_id)
+    if match is None:
+        return DONE
+    played = match_play(match=match)
+    if isinstance(played, str):
+        return match_fail(match_id=match_id, error=played)
+    match_record(match_id=match_id, record=played)
+    return DONE
+
+
+@transaction.atomic
+def match_fail(*, match_id: int, error: str) -> str:
+    """A platform error: queue the match again, or end it unrated after the last attempt."""
+    match = match_lock(match_id=match_id)
+    if match is None or match.is_done:
+        return DONE
+    outcome = match_platform_failure(match=match, error=error)
+    if match.status == Match.Status.ERROR and match.kind == Match.Kind.VALIDATION:
+        validation_errored(match=match)
+    return outcome
+
+
+@transaction.atomic
+def match_record(*, match_id: int, record: MatchRecord) -> Match | None:
+    """Store the outcome and apply its effects (Elo, validation) once, under the match's lock."""
+    match = match_lock(match_id=match_id)
+    if match is None or match.is_done:
+        return match  # a duplicate delivery got here second: nothing to apply again
+    match_record_result(match=match, record=record)
+    if match.kind == Match.Kind.RANKED:
+        rating_apply(match=match)
+    elif match.kind == Match.Kind.VALIDATION:
+        validation_finished(match=match, record=record)
+    return match
+
+
+@transaction.atomic
+def training_request(*, user: User, submission_id: int, opponent: str, timed: bool = True) -> Match:
+    """An unrated match of the user's accepted submission against a house bot or their own,
+    enqueued once committed."""
+    match = match_services.training_create(
+        user=user, submission_id=submission_id, opponent=opponent, timed=timed
+    )
+    match_enqueue_on_commit(match.pk)
+    return match
+
+
+@transaction.atomic
+def match_rerun(*, match: Match) -> Match:
+    """Admin: queue an errored match again (its attempts start over)."""
+    locked = match_lock(match_id=match.pk)
+    assert locked is not None, f"match {match.pk} vanished"
+    match_services.match_requeue(match=locked)
+    match_enqueue_on_commit(locked.pk)
+    return locked
+
+
+@transaction.atomic
+def match_void(*, match: Match, reason: str = "voided by an administrator") -> Match:
+    """Admin: mark a match as not counting. A rated match leaves its ladder, which is replayed
+    without it (``ratings_recompute``): Elo is path-dependent, so later updates change too."""
+    locked = match_lock(match_id=match.pk)
+    assert locked is not None, f"match {match.pk} vanished"
+    if match_services.match_void_status(match=locked, reason=reason):
+        ratings_recompute(game=locked.game, game_version=locked.game_version)
+    return locked

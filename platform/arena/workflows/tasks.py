@@ -1,0 +1,31 @@
+"""The Celery tasks: thin adapters that call the workflows (names in ``dispatch``)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from arena.matches.play import RETRY
+from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
+from arena.workflows.ladder import matchmaking_run
+from arena.workflows.matches import match_run
+
+
+@shared_task(
+    bind=True,
+    name=MATCH_RUN_TASK,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    ignore_result=True,
+)
+def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Play match ``match_id`` once (idempotent); a platform error is retried by the service's
+    attempt count, after which the match is recorded as an unrated error."""
+    if match_run(match_id=match_id) == RETRY:
+        raise self.retry(countdown=3)
+
+
+@shared_task(name=MATCHMAKING_TASK, ignore_result=True)
+def matchmaking_task() -> int:
+    """Pair free ladder entries; returns how many ranked matches were queued."""
+    return len(matchmaking_run())
