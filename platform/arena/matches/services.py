@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, MatchEvent, Participant
 from arena.submissions.models import Submission
 from games.core import (
@@ -236,7 +237,7 @@ def match_run(*, match_id: int) -> str:
             attempts=match.attempts + 1,
             started=timezone.now(),
         )
-        MatchEvent.objects.filter(match=match).delete()  # a replayed attempt logs from scratch
+        match_log_delete(match=match)  # a replayed attempt logs from scratch
     participants = list(match.participants.select_related("submission__agent").order_by("seat"))
     writer = _EventWriter(match.pk)
     try:
@@ -255,7 +256,10 @@ def match_run(*, match_id: int) -> str:
             settings=MatchSettings(
                 timed=match.timed,
                 turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S,
-                keep_stdout=match.kind != Match.Kind.RANKED,
+                keep_stdout=(
+                    match.kind != Match.Kind.RANKED
+                    or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
+                ),
             ),
             on_event=writer,
         )
@@ -267,10 +271,20 @@ def match_run(*, match_id: int) -> str:
     if record.platform_error:
         return _platform_failure(match_id, record.platform_error)
     match_record_result(match_id=match_id, record=record)
+    # Outside the result's transaction: a failure here leaves the rows, which the read path
+    # serves as well and match_logs_maintain packs later.
+    match_log_archive(match_id=match_id)
     return DONE
 
 
 def _platform_failure(match_id: int, error: str) -> str:
+    outcome = _platform_failure_record(match_id, error)
+    if outcome == DONE:
+        match_log_archive(match_id=match_id)
+    return outcome
+
+
+def _platform_failure_record(match_id: int, error: str) -> str:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.is_done:
@@ -283,7 +297,8 @@ def _platform_failure(match_id: int, error: str) -> str:
             status=Match.Status.ERROR,
             error=error,
             finished=timezone.now(),
-            summary=f"platform error after {match.attempts} attempts (unrated): {error[:300]}",
+            # The text stays in ``error`` (owners and staff); the summary is shown everywhere.
+            summary=f"platform error after {match.attempts} attempts (unrated)",
         )
         if match.kind == Match.Kind.VALIDATION:
             submission = match.participants.get(seat=0).submission

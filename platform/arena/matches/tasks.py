@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from arena.matches.logstore import match_logs_maintain
 from arena.matches.services import RETRY, match_run
 
 
@@ -15,3 +16,9 @@ def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
     attempt count, after which the match is recorded as an unrated error."""
     if match_run(match_id=match_id) == RETRY:
         raise self.retry(countdown=3)
+
+
+@shared_task(ignore_result=True)
+def match_logs_maintain_task() -> None:
+    """Pack leftover event rows of finished matches and apply the ranked log retention."""
+    match_logs_maintain()
