@@ -107,6 +107,7 @@ def match_logs_maintain(*, now: Any = None) -> dict[str, int]:
     done = (Match.Status.FINISHED, Match.Status.ERROR)
     leftover = (
         MatchEvent.objects.filter(match__status__in=done)
+        .order_by()  # no ordering column, or distinct() keeps one per row
         .values_list("match_id", flat=True)
         .distinct()
     )

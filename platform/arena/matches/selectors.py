@@ -96,12 +96,12 @@ def match_log(
     greater ``seq``, at most ``limit`` of them). Reads the live rows or the stored blob.
     """
     entries = match_log_entries(match)
-    mine = owned_seats(match, user)
-    shown = visibility.public_log(match.game, entries, mine, match.rounds or [])
+    selected = entries
     if seq is not None:
-        shown = [e for e in shown if e.get("seq") == seq]
+        selected = [e for e in selected if e.get("seq") == seq]
     if after is not None:
-        shown = [e for e in shown if isinstance(e.get("seq"), int) and e["seq"] > after]
+        selected = [e for e in selected if isinstance(e.get("seq"), int) and e["seq"] > after]
     if limit is not None:
-        shown = shown[: max(0, limit)]
-    return shown
+        selected = selected[: max(0, limit)]
+    mine = owned_seats(match, user)
+    return visibility.public_log(match.game, entries, mine, match.rounds or [], selected=selected)

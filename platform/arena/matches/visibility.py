@@ -126,13 +126,17 @@ def public_log(
     entries: list[dict[str, Any]],
     owned: set[int],
     rounds: Iterable[Mapping[str, Any]] = (),
+    *,
+    selected: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The log with every seat not in ``owned`` shown in its public view."""
-    if not entries:
+    """The log (or the ``selected`` part of it) with every seat not in ``owned`` shown in its
+    public view; what rounds revealed is read from the whole of ``entries``."""
+    shown = entries if selected is None else selected
+    if not shown:
         return []
     game = _game_class(game_id)
     reveals = round_reveals(entries, rounds)
-    return [dict(e) if e.get("seat") in owned else public_entry(game, e, reveals) for e in entries]
+    return [dict(e) if e.get("seat") in owned else public_entry(game, e, reveals) for e in shown]
 
 
 def public_rounds(
