@@ -51,7 +51,7 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "who": names.get(e.get("seat"), "-"),
             "mine": e.get("seat") in mine,
             "has_payload": bool(e.get("payload")),
-            "failed": e.get("failed") or bool(e.get("error") or e.get("illegal")),
+            "failed": e.get("failed"),
             "reply_json": json.dumps(e.get("reply"), default=str) if "reply" in e else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
         }

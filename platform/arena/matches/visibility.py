@@ -136,7 +136,12 @@ def public_log(
         return []
     game = _game_class(game_id)
     reveals = round_reveals(entries, rounds)
-    return [dict(e) if e.get("seat") in owned else public_entry(game, e, reveals) for e in shown]
+    return [
+        {**e, "failed": bool(e.get("error") or e.get("illegal"))}
+        if e.get("seat") in owned
+        else public_entry(game, e, reveals)
+        for e in shown
+    ]
 
 
 def public_rounds(
