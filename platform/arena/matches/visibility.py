@@ -116,8 +116,13 @@ def public_match_end_reason(reason: object) -> str:
     if not detail or kind == "normal":
         return kind or "normal"
     detail = detail.strip()
-    if detail.startswith("the opponent's agent"):
-        return text  # already the neutral sentence the referee sends the opponent
+    neutral = {
+        public_reason(kind, who=who, raised=raised)
+        for who in ("the opponent's agent", "the agent")
+        for raised in (False, True)
+    }
+    if detail in neutral:
+        return f"{kind}: {detail}"  # already a neutral sentence (what the opponent is sent)
     return f"{kind}: {public_reason(kind, who='the agent') or 'the agent forfeited'}"
 
 
