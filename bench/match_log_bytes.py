@@ -7,14 +7,17 @@ services) on a throw-away SQLite database, then measures the match's log in both
   (and as every finished match was kept before this change);
 * after: the one gzip JSON-lines ``MatchLog`` blob ``match_log_archive`` keeps once it ends.
 
-"sqlite_bytes" are the pages SQLite uses for the table and its indexes (``dbstat``), so row
-headers, JSON text and index entries all count; "payload_bytes" is the stored data alone.
-Run: `.venv/bin/python bench/match_log_bytes.py [--hands 100] [--bots always-call raise-happy]`.
+"db_bytes" are what the database uses for the table, its indexes (and on PostgreSQL its TOAST
+table), after a VACUUM: SQLite's pages from ``dbstat``, PostgreSQL's
+``pg_total_relation_size``; "payload_bytes" is the stored data alone.
+Run: `.venv/bin/python bench/match_log_bytes.py [--hands 100] [--postgres]` (``--postgres``
+starts a throw-away PostgreSQL cluster, as the test suite does).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -26,12 +29,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 
-def _setup_django(var: Path) -> None:
+def _setup_django(var: Path, database_url: str) -> None:
     os.environ.update(
         DJANGO_SETTINGS_MODULE="arena.settings",
         DJANGO_SECRET_KEY="bench-only-" + "x" * 40,
         ARENA_VAR_DIR=str(var),
-        ARENA_DATABASE_URL=f"sqlite:///{var / 'bench.sqlite3'}",
+        ARENA_DATABASE_URL=database_url,
         ARENA_LOG_LEVEL="WARNING",
     )
     import django
@@ -41,13 +44,15 @@ def _setup_django(var: Path) -> None:
     call_command("migrate", verbosity=0)
 
 
-def _table_bytes(*tables: str) -> int:
-    """Bytes of SQLite pages used by ``tables`` and their indexes."""
+def _table_bytes(table: str) -> int:
+    """Bytes the database uses for ``table`` with its indexes (and TOAST on PostgreSQL)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
-        marks = ",".join("%s" for _ in tables)
-        cursor.execute(f"SELECT name FROM sqlite_master WHERE tbl_name IN ({marks})", list(tables))
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT pg_total_relation_size(%s)", [table])
+            return int(cursor.fetchone()[0])
+        cursor.execute("SELECT name FROM sqlite_master WHERE tbl_name = %s", [table])
         names = [row[0] for row in cursor.fetchall()]
         marks = ",".join("%s" for _ in names)
         cursor.execute(
@@ -60,7 +65,7 @@ def _vacuum() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM")
+        cursor.execute("VACUUM FULL" if connection.vendor == "postgresql" else "VACUUM")
 
 
 def run(hands: int, bots: list[str]) -> dict[str, object]:
@@ -92,7 +97,7 @@ def run(hands: int, bots: list[str]) -> dict[str, object]:
     before = {
         "rows": MatchEvent.objects.filter(match=match).count(),
         "payload_bytes": rows_payload,
-        "sqlite_bytes": _table_bytes("matches_matchevent"),
+        "db_bytes": _table_bytes("matches_matchevent"),
     }
 
     began = time.perf_counter()
@@ -104,16 +109,19 @@ def run(hands: int, bots: list[str]) -> dict[str, object]:
         "rows": MatchEvent.objects.filter(match=match).count(),
         "payload_bytes": len(bytes(stored.data)),
         "uncompressed_json_lines_bytes": stored.raw_bytes,
-        "sqlite_bytes": _table_bytes("matches_matchlog"),
+        "db_bytes": _table_bytes("matches_matchlog"),
     }
+    from django.db import connection
+
     return {
+        "database": connection.vendor,
         "game": "poker",
         "hands": hands,
         "bots": bots,
         "calls": len(entries),
         "before_per_call_rows": before,
         "after_one_blob": after,
-        "sqlite_bytes_ratio": round(before["sqlite_bytes"] / max(1, after["sqlite_bytes"]), 1),
+        "db_bytes_ratio": round(before["db_bytes"] / max(1, after["db_bytes"]), 1),
         "match_played_s": round(played_s, 2),
         "archive_ms": round(archive_ms, 1),
     }
@@ -123,9 +131,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--bots", nargs=2, default=["always-call", "raise-happy"])
+    parser.add_argument("--postgres", action="store_true", help="measure on PostgreSQL")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="arena-log-bench-") as var:
-        _setup_django(Path(var))
+    with contextlib.ExitStack() as stack:
+        var = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-log-bench-")))
+        url = f"sqlite:///{var / 'bench.sqlite3'}"
+        if args.postgres:
+            from tests.e2e.parts import postgres_available, postgres_server
+
+            if not postgres_available():
+                raise SystemExit("--postgres needs the PostgreSQL server binaries installed")
+            url = stack.enter_context(postgres_server())
+        _setup_django(var, url)
         print(json.dumps(run(args.hands, args.bots), indent=2))
 
 
