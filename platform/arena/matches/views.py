@@ -52,7 +52,7 @@ def detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "mine": e.get("seat") in mine,
             "has_payload": bool(e.get("payload")),
             "failed": e.get("failed"),
-            "reply_json": json.dumps(e.get("reply"), default=str) if "reply" in e else "",
+            "reply_json": json.dumps(e["reply"], default=str) if e.get("reply") is not None else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
         }
         for e in entries
