@@ -64,10 +64,13 @@ def decode_log(blob: bytes) -> list[dict[str, Any]]:
 
 def match_log_entries(match: Match) -> list[dict[str, Any]]:
     """Every stored log entry of ``match`` in ``seq`` order, raw (privacy is the selectors')."""
+    # Rows first: the archive writes the blob and drops the rows in one transaction, so a reader
+    # that finds no rows will find the blob (the other order could miss both for a moment).
+    rows = [dict(d) for d in MatchEvent.objects.filter(match=match).values_list("data", flat=True)]
+    if rows:
+        return rows
     stored = MatchLog.objects.filter(match=match).values_list("data", flat=True).first()
-    if stored is not None:
-        return decode_log(stored)
-    return [dict(d) for d in MatchEvent.objects.filter(match=match).values_list("data", flat=True)]
+    return decode_log(stored) if stored is not None else []
 
 
 @transaction.atomic

@@ -271,16 +271,25 @@ def match_run(*, match_id: int) -> str:
     if record.platform_error:
         return _platform_failure(match_id, record.platform_error)
     match_record_result(match_id=match_id, record=record)
-    # Outside the result's transaction: a failure here leaves the rows, which the read path
-    # serves as well and match_logs_maintain packs later.
-    match_log_archive(match_id=match_id)
+    _log_archive(match_id)
     return DONE
+
+
+def _log_archive(match_id: int) -> None:
+    """Pack the finished match's log into one blob, outside the result's transaction: if that
+    fails the rows stay (the read path serves them too) and match_logs_maintain packs them."""
+    try:
+        match_log_archive(match_id=match_id)
+    except Exception:
+        logger.exception(
+            "match %s: packing its log failed; the hourly maintenance retries", match_id
+        )
 
 
 def _platform_failure(match_id: int, error: str) -> str:
     outcome = _platform_failure_record(match_id, error)
     if outcome == DONE:
-        match_log_archive(match_id=match_id)
+        _log_archive(match_id)
     return outcome
 
 
