@@ -43,6 +43,8 @@ class ChessGame(Game):
     version = 1
     config_class = ChessConfig
     config: ChessConfig
+    #: Chess has no secrets: a seat's colour is as public as the board.
+    open_private_fields = frozenset({"player_id", "history", "color"})
 
     def reset(self, seed: int) -> None:
         """Start game 1. Chess deals nothing; the seed is passed on to agents in match_info."""

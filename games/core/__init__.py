@@ -18,7 +18,7 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
-from games.core.record import MatchRecord, Outcome, Reason, SeatResult
+from games.core.record import MatchRecord, Outcome, Reason, SeatResult, public_reason
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import (
     GAME_REGISTRY,
@@ -64,5 +64,6 @@ __all__ = [
     "get_game_spec",
     "house_bot_class",
     "play_match",
+    "public_reason",
     "seat_name",
 ]

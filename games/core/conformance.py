@@ -10,7 +10,17 @@
 * in a simultaneous phase, the next chooser's view does not depend on the hidden choice just made;
 * a finished round reports ``round_result`` for every player;
 
-and that the same seed gives an identical game, and that the game ends. It raises
+and that the same seed gives an identical game, and that the game ends.
+
+``check_public_view`` (run by ``check_game``) checks the spectator view of the game contract:
+
+* while a round runs, the public view of a seat's state does not change when the seat's secrets
+  (every ``get_private_state`` key but ``open_private_fields``) are swapped with the opponent's;
+* the public view of an action in a simultaneous phase does not depend on the choice until the
+  round has ended;
+* after a round, whatever the public view of a seat's round result (or of that round in a later
+  ``history``) shows as ``your_X`` is what the opponent was shown as ``opponent_X``: a spectator
+  learns no more about a seat than its opponent did (poker: no mucked hole cards). It raises
 ``AssertionError`` with a reason; tests call it from ``tests/games/<game>/test_conformance.py``.
 
 Random play needs concrete actions: a parser whose templates the base ``get_random_action`` cannot
@@ -61,10 +71,118 @@ def check_game(
     assert len(spec.bots) >= 3, f"{game_id} needs at least three house bots, has {list(spec.bots)}"
     assert spec.rules_markdown().strip(), "rules.md is empty"
     compile(spec.starter_source(), "starter_agent.py", "exec")
+    seeds = list(seeds)
     for seed in seeds:
         first = _playthrough(game_id, seed, config, max_steps, actions_checked_per_step)
         second = _playthrough(game_id, seed, config, max_steps, 0)
         assert first == second, f"seed {seed}: the same seed and actions gave a different game"
+    check_public_view(game_id, seeds, config=config, max_steps=max_steps)
+
+
+def check_public_view(
+    game_id: str,
+    seeds: Iterable[int] = range(20),
+    *,
+    config: dict[str, Any] | None = None,
+    max_steps: int = 200_000,
+) -> None:
+    """Play random games and check the public view hides each seat's secrets (module doc)."""
+    spec = get_game_spec(game_id)
+    cls = spec.game_class
+    for seed in seeds:
+        game = _new_game(game_id, seed, config)
+        adapter = spec.state_adapter_class()
+        parser = spec.action_parser_class(fallback_to_random=False, seed=seed)
+        rng = random.Random(seed)
+        results: dict[int, dict[str, Any]] = {}  # round -> {player id: round_result}
+        for step_no in range(max_steps):
+            if game.is_over():
+                break
+            where = f"{game_id} seed {seed} step {step_no}"
+            player = game.get_current_player()
+            valid = game.get_available_actions()
+            for pid in game.players:
+                _check_public_state(cls, adapter, game, pid, valid, results, where)
+            phase = game.get_public_state().get("phase")
+            action = _concrete(parser, valid, rng, where)
+            if phase in cls.simultaneous_phases:
+                others = [_concrete(parser, valid, rng, where) for _ in range(3)]
+                shown = {
+                    json.dumps(cls.public_action(phase, agent_action(a), None), sort_keys=True)
+                    for a in [action, *others]
+                }
+                assert len(shown) == 1, (
+                    f"{where}: the public view of {player}'s action in simultaneous phase "
+                    f"{phase!r} shows the choice before the round ends"
+                )
+            info, _ = game.step(action)
+            if "round_result" in info:
+                result = info["round_result"]
+                results[next(iter(result.values()))["round"]] = result
+                for pid in game.players:
+                    shown_result = cls.public_payload("on_round_end", result[pid], result[pid])
+                    _check_no_more_than_opponent(
+                        shown_result, result[game.opponent_of(pid)], f"{where}: {pid}'s result"
+                    )
+        else:
+            raise AssertionError(f"{game_id} seed {seed}: not over after {max_steps} steps")
+
+
+def _check_public_state(
+    cls: type[Game],
+    adapter: StateAdapter,
+    game: Game,
+    pid: str,
+    valid: list[Action],
+    results: dict[int, dict[str, Any]],
+    where: str,
+) -> None:
+    public = game.get_public_state()
+    private = game.get_private_state(pid)
+    other = game.get_private_state(game.opponent_of(pid))
+    swapped = {k: v for k, v in private.items() if k in cls.open_private_fields}
+    swapped.update({k: v for k, v in other.items() if k not in cls.open_private_fields})
+    own_view = cls.public_payload(
+        "on_turn", adapter.to_round_state(public, private, pid, valid), None
+    )
+    swapped_view = cls.public_payload(
+        "on_turn", adapter.to_round_state(public, swapped, pid, valid), None
+    )
+    # A blanked field and an absent one look the same to a spectator.
+    own_shown = {k: v for k, v in own_view.items() if v is not None}
+    swapped_shown = {k: v for k, v in swapped_view.items() if v is not None}
+    if own_shown != swapped_shown:
+        leaked = sorted(
+            k
+            for k in own_shown.keys() | swapped_shown.keys()
+            if own_shown.get(k) != swapped_shown.get(k)
+        )
+        raise AssertionError(
+            f"{where}: the public view of {pid}'s state shows its secrets while the round runs "
+            f"(fields {leaked}); hide them with secret_fields/sealed_fields or public_payload"
+        )
+    history = own_view.get("history")
+    for entry in history if isinstance(history, list) else []:
+        if isinstance(entry, dict) and entry.get("round") in results:
+            opponent_result = results[entry["round"]][game.opponent_of(pid)]
+            _check_no_more_than_opponent(
+                entry, opponent_result, f"{where}: {pid}'s history of round {entry['round']}"
+            )
+
+
+def _check_no_more_than_opponent(
+    shown: dict[str, Any], opponent_saw: dict[str, Any], where: str
+) -> None:
+    """Every ``your_X`` a spectator is shown equals the ``opponent_X`` the opponent was shown."""
+    for key, value in shown.items():
+        if not key.startswith("your_") or value is None:
+            continue
+        counterpart = "opponent_" + key.removeprefix("your_")
+        if counterpart in opponent_saw:
+            assert value == opponent_saw[counterpart], (
+                f"{where}: the public view shows {key}={value!r}, but the opponent was only "
+                f"shown {counterpart}={opponent_saw[counterpart]!r}"
+            )
 
 
 def _new_game(game_id: str, seed: int, config: dict[str, Any] | None) -> Game:

@@ -13,6 +13,12 @@ Additions to seed 001, settled in DESIGN.md §3:
   check verifies it).
 * **Parametric actions** appear as templates, e.g. ``{"action_type": "raise", "min": 200,
   "max": 20000}``; the game's ``ActionParser`` checks the parameters.
+* **Public view.** What a spectator at the table sees of the payloads sent to one seat
+  (``public_payload``) and of the actions it played (``public_action``), computed from the
+  stored payload plus what the round later revealed (that seat's ``round_result``, ``None``
+  while the round runs). Declare ``secret_fields``, ``sealed_fields`` and ``secret_phases``, or
+  override the two methods (poker shows hole cards only of hands shown down). The conformance
+  check verifies the view hides a seat's secrets.
 * **Retries exhausted.** After the last illegal retry the referee asks ``on_retries_exhausted``;
   ``None`` (the default) forfeits the match, an action (poker's fold) is applied instead.
 """
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from games.core.config import GameConfig
@@ -46,6 +52,17 @@ class Game(ABC):
     ranking: ClassVar[Literal["elo", "mean_payoff"]] = "elo"
     #: Phases in which both players choose "at once" (collected one after the other).
     simultaneous_phases: ClassVar[frozenset[str]] = frozenset()
+    #: Payload fields a spectator never sees (a hand of cards, private probes). The default
+    #: ``public_payload`` blanks them in every payload sent to a seat.
+    secret_fields: ClassVar[frozenset[str]] = frozenset()
+    #: Payload fields a spectator sees once their round has ended (its result reveals them).
+    sealed_fields: ClassVar[frozenset[str]] = frozenset()
+    #: Phases whose chosen actions a spectator never sees (passcode's private probes). Actions
+    #: of ``simultaneous_phases`` stay hidden until the round ends.
+    secret_phases: ClassVar[frozenset[str]] = frozenset()
+    #: Keys of ``get_private_state`` that are not secrets (chess's colour); the conformance check
+    #: swaps every other key with the opponent's and expects the public view not to change.
+    open_private_fields: ClassVar[frozenset[str]] = frozenset({"player_id", "history"})
 
     def __init__(
         self, players: Sequence[str], config: GameConfig | None = None, seed: int | None = None
@@ -153,6 +170,39 @@ class Game(ABC):
     def get_match_stats(self) -> dict[str, Any]:
         """Extra figures for the match record (poker's BB/100); empty by default."""
         return {}
+
+    # --- the public (spectator) view -------------------------------------------------------
+
+    @classmethod
+    def public_payload(
+        cls, method: str, payload: Mapping[str, Any], revealed: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """What a spectator sees of ``payload``, sent to one seat by the referee's ``method``.
+
+        ``revealed`` is that seat's ``round_result`` of the payload's round once the round has
+        ended, ``None`` while it runs (or if the match ended before it did). The default blanks
+        ``secret_fields`` always and ``sealed_fields`` until the round has ended. Payloads come
+        back from storage, so a field may hold a placeholder string instead of its value.
+        """
+        hidden = (
+            cls.secret_fields if revealed is not None else cls.secret_fields | cls.sealed_fields
+        )
+        return {key: None if key in hidden else value for key, value in payload.items()}
+
+    @classmethod
+    def public_action(
+        cls, phase: object, action: object, revealed: Mapping[str, Any] | None
+    ) -> object:
+        """What a spectator sees of an action played in ``phase`` (``None``: hidden).
+
+        Default: actions of ``secret_phases`` never, of ``simultaneous_phases`` once the round
+        has ended (``revealed`` is not ``None``), every other action at once.
+        """
+        if phase in cls.secret_phases:
+            return None
+        if phase in cls.simultaneous_phases and revealed is None:
+            return None
+        return action
 
     def on_retries_exhausted(self, player_id: str) -> Action | None:
         """The action applied after the last illegal retry, or ``None`` to forfeit (default)."""

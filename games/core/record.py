@@ -30,6 +30,31 @@ class Reason(StrEnum):
     INIT_ERROR = "init_error"
 
 
+#: What everyone but a seat's owner is told about its forfeit: never the agent's own text
+#: (exception messages and tracebacks quote its source; refusal reasons echo its replies).
+PUBLIC_REASONS: dict[Reason, str] = {
+    Reason.TIMEOUT: "{who} did not answer within its time budget",
+    Reason.ILLEGAL: "{who} made illegal actions until its retries ran out",
+    Reason.CRASH: "{who} crashed",
+    Reason.INIT_ERROR: "{who} failed to start",
+}
+#: The public reason when the agent's last failure was an exception it raised.
+PUBLIC_EXCEPTION_REASON = "{who} raised an exception"
+
+
+def public_reason(
+    reason: Reason | str | None, *, who: str = "the agent", raised: bool = False
+) -> str:
+    """A neutral sentence for a forfeit, safe to show anyone (``who`` names the seat)."""
+    if raised:
+        return PUBLIC_EXCEPTION_REASON.format(who=who)
+    try:
+        template = PUBLIC_REASONS.get(Reason(reason), "") if reason else ""
+    except ValueError:
+        template = ""
+    return template.format(who=who)
+
+
 @dataclass
 class SeatResult:
     """One seat's result. ``detail`` explains a forfeit in words for the agent's owner."""

@@ -42,7 +42,7 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
-from games.core.record import MatchRecord, Outcome, Reason, SeatResult
+from games.core.record import MatchRecord, Outcome, Reason, SeatResult, public_reason
 from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
@@ -76,11 +76,13 @@ class MatchSettings:
 
 
 class _Forfeit(Exception):
-    def __init__(self, seat: int, reason: Reason, detail: str) -> None:
+    def __init__(self, seat: int, reason: Reason, detail: str, *, raised: bool = False) -> None:
         super().__init__(detail)
         self.seat = seat
         self.reason = reason
         self.detail = detail
+        #: The agent's own exception ended it: the opponent is told so, never the text.
+        self.raised = raised
 
 
 class _Match:
@@ -124,6 +126,8 @@ class _Match:
             ],
         )
         self.round = 0
+        #: Seat -> whether its forfeit came from an exception it raised (set by ``finish``).
+        self.forfeits: dict[int, bool] = {}
 
     # --- calls --------------------------------------------------------------------------------
 
@@ -308,6 +312,7 @@ class _Match:
                         seat,
                         Reason.INIT_ERROR,
                         f"on_match_start raised {result.error.type}: {result.error.message}",
+                        raised=True,
                     )
                 )
         if failures:
@@ -352,6 +357,7 @@ class _Match:
             game.get_public_state(), game.get_private_state(pid), pid, valid
         )
         reasons: list[str] = []
+        raised = False
         for attempt in range(self.settings.max_retries + 1):
             payload = dict(state)
             if attempt:
@@ -360,6 +366,7 @@ class _Match:
             result, entry = self._call(
                 seat, "on_turn", payload, extra={"attempt": attempt}, publish=False
             )
+            raised = not result.ok
             if result.ok:
                 try:
                     action = self.parser.parse(result.result, valid)
@@ -384,6 +391,7 @@ class _Match:
                 seat,
                 Reason.ILLEGAL,
                 f"{len(reasons)} illegal actions in a row; the last: {reasons[-1]}",
+                raised=raised,
             )
         return self._apply_fallback(seat, fallback, reasons)
 
@@ -415,6 +423,7 @@ class _Match:
         record.stats = game.get_match_stats()
         record.final_state = game.get_public_state()
         forfeited = {f.seat: f for f in forfeits}
+        self.forfeits = {f.seat: f.raised for f in forfeits}
         if forfeited:
             for s in record.seats:
                 f = forfeited.get(s.seat)
@@ -452,12 +461,22 @@ class _Match:
         forfeit = next(
             (s for s in self.record.seats if s.reason not in (Reason.NORMAL, None)), None
         )
+        if forfeit is None:
+            reason = "normal"
+        elif forfeit.seat == seat_result.seat:
+            reason = f"{forfeit.reason}: {forfeit.detail}"
+        else:
+            # The opponent's exception texts and refusal reasons quote its source: never sent.
+            raised = self.forfeits.get(forfeit.seat, False)
+            reason = f"{forfeit.reason}: " + public_reason(
+                forfeit.reason, who="the opponent's agent", raised=raised
+            )
         return {
             "winner": winner,
             "your_total": seat_result.score,
             "opponent_total": others[0].score if others else 0,
             "rounds": self.record.rounds,
-            "reason": "normal" if forfeit is None else f"{forfeit.reason}: {forfeit.detail}",
+            "reason": reason,
         }
 
     def close(self) -> None:

@@ -40,6 +40,8 @@ class LiarsDiceGame(Game):
     version = 1
     config_class = LiarsDiceConfig
     simultaneous_phases = frozenset()
+    #: Dice are seen only as the reveals of a challenge show them.
+    secret_fields = frozenset({"your_dice"})
     config: LiarsDiceConfig
 
     def reset(self, seed: int) -> None:

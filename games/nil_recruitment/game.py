@@ -104,6 +104,8 @@ class NilRecruitmentGame(Game):
     version = 1
     config_class = NilRecruitmentConfig
     simultaneous_phases = frozenset({"offer"})
+    #: Fits are drawn privately and revealed with the offers in the round result.
+    sealed_fields = frozenset({"your_fit"})
     config: NilRecruitmentConfig
 
     def reset(self, seed: int) -> None:

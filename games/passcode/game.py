@@ -39,6 +39,9 @@ class PasscodeGame(Game):
     version = 1
     config_class = PasscodeConfig
     simultaneous_phases = frozenset({"question", "guess"})
+    #: Probes and their answers are private for good; guesses show once the round ends.
+    secret_fields = frozenset({"your_qa_history"})
+    secret_phases = frozenset({"question"})
     config: PasscodeConfig
 
     def reset(self, seed: int) -> None:

@@ -18,6 +18,7 @@ The score is net chips over the match. After the last illegal retry the referee 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,21 @@ class PokerGame(Game):
     version = 1
     config_class = PokerConfig
     config: PokerConfig
+
+    @classmethod
+    def public_payload(
+        cls, method: str, payload: Mapping[str, Any], revealed: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """Hole cards only of hands shown down: in the state of a hand in play (once it has
+        ended at a showdown), in every finished hand of ``history`` and in a hand's result."""
+        view = super().public_payload(method, payload, revealed)
+        if method == "on_round_end":
+            return dict(_public_hand(view))
+        if "your_cards" in view and not (revealed is not None and revealed.get("showdown")):
+            view["your_cards"] = None
+        if isinstance(view.get("history"), list):
+            view["history"] = [_public_hand(hand) for hand in view["history"]]
+        return view
 
     def reset(self, seed: int) -> None:
         """Shuffle with ``seed`` and start hand 1."""
@@ -421,3 +437,10 @@ class PokerGame(Game):
     def on_retries_exhausted(self, player_id: str) -> Action | None:
         """Seed 003: repeated invalid bets fold the hand (a timeout still forfeits the match)."""
         return {"action_type": "fold"}
+
+
+def _public_hand(hand: Any) -> Any:
+    """A finished hand as a spectator saw it: the seat's hole cards only if shown down."""
+    if isinstance(hand, Mapping) and not hand.get("showdown"):
+        return {**hand, "your_cards": None} if "your_cards" in hand else dict(hand)
+    return hand

@@ -21,6 +21,8 @@ class SimpleCardGame(Game):
     version = 1
     config_class = SimpleCardConfig
     simultaneous_phases = frozenset({"play"})
+    #: The hand stays hidden; played cards show once both have played (the round result).
+    secret_fields = frozenset({"hand"})
     config: SimpleCardConfig
 
     def reset(self, seed: int) -> None:

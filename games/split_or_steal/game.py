@@ -25,6 +25,7 @@ class SplitOrStealGame(Game):
     version = 1
     config_class = SplitOrStealConfig
     simultaneous_phases = frozenset({"commit"})
+    sealed_fields = frozenset({"your_pending_choice"})
     config: SplitOrStealConfig
 
     def reset(self, seed: int) -> None:

@@ -191,7 +191,7 @@ def training(request: HttpRequest) -> HttpResponse:
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     """GET /api/matches/{id}: ranked matches are public, others owner-only."""
     match = match_selectors.match_get_visible(match_id=match_id, user=request.api_user)  # type: ignore[attr-defined]
-    return JsonResponse(match_selectors.match_as_dict(match))
+    return JsonResponse(match_selectors.match_as_dict(match, request.api_user))  # type: ignore[attr-defined]
 
 
 @api_view(["GET"], auth=False)

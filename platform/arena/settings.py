@@ -192,6 +192,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
     },
+    # Packs logs a dead worker left as rows and applies the ranked retention settings below.
+    "match-logs": {
+        "task": "arena.workflows.tasks.match_logs_maintain_task",
+        "schedule": timedelta(hours=1),
+    },
 }
 
 # --- The platform --------------------------------------------------------------------------------
@@ -217,6 +222,11 @@ ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))
 ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
 ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
+#: Ranked matches' prints: 0 (default) captures none; N > 0 keeps them N days in the stored log.
+ARENA_RANKED_PRINTS_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_PRINTS_RETENTION_DAYS", "0"))
+#: Ranked matches' per-call logs: 0 (default) keeps them; N > 0 deletes them after N days (the
+#: result, rounds and ratings stay).
+ARENA_RANKED_LOG_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_LOG_RETENTION_DAYS", "0"))
 ARENA_HOUSE_USERNAME = "house"
 
 LOGGING = {

@@ -164,7 +164,9 @@ def test_refusals_are_json(make_user: Any) -> None:
     assert api.get("/api/openapi.json").json()["openapi"].startswith("3.")
 
 
-def test_while_a_ranked_match_runs_others_do_not_see_a_seats_state(make_user: Any) -> None:
+def test_others_see_a_seats_state_in_the_games_public_view_during_and_after(
+    make_user: Any,
+) -> None:
     from arena.matches.models import MatchEvent
     from arena.submissions.services import house_submission_ensure
     from arena.workflows.dispatch import match_schedule as match_create
@@ -177,15 +179,38 @@ def test_while_a_ranked_match_runs_others_do_not_see_a_seats_state(make_user: An
             house_submission_ensure(game="simple-card", bot="lowest"),
         ],
     )
+    state = {"phase": "play", "round": 1, "hand": [1, 2], "your_score": 0}
     MatchEvent.objects.create(
         match=match,
         seq=0,
         seat=0,
-        data={"seq": 0, "seat": 0, "method": "on_turn", "payload": {"hand": [1, 2]}, "reply": {}},
+        data={
+            "seq": 0,
+            "seat": 0,
+            "round": 1,
+            "method": "on_turn",
+            "payload": state,
+            "reply": {"type": "play_card", "card": 2},
+            "action": {"type": "play_card", "card": 2},
+        },
     )
     live = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
-    assert live[0]["payload"] is None
+    assert live[0]["payload"] == {**state, "hand": None}
+    assert live[0]["action"] is None and live[0]["reply"] is None  # sealed until the round ends
+    MatchEvent.objects.create(
+        match=match,
+        seq=1,
+        seat=0,
+        data={
+            "seq": 1,
+            "seat": 0,
+            "round": 1,
+            "method": "on_round_end",
+            "payload": {"round": 1, "your_card": 2, "opponent_card": 5},
+        },
+    )
     match.status = "finished"
     match.save()
     done = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
-    assert done[0]["payload"] == {"hand": [1, 2]}  # the replay shows it once the match is over
+    assert done[0]["payload"]["hand"] is None  # the hand is never shown, even after the end
+    assert done[0]["action"] == {"type": "play_card", "card": 2}  # the played card, once revealed

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from arena.catalog.services import demo_data_load
+from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match
 from arena.ratings.models import Rating, RatingChange
 from arena.submissions.models import Submission
@@ -37,7 +38,8 @@ def test_a_working_agent_is_accepted_by_self_play(
     assert submission.status == "accepted"
     validation = Match.objects.get(kind="validation")
     assert validation.status == "finished"
-    assert validation.events.filter(data__method="on_turn").exists()
+    assert any(e["method"] == "on_turn" for e in match_log_entries(validation))
+    assert not validation.events.exists()  # packed into one blob once the match ended
 
 
 def test_a_broken_agent_is_rejected_with_its_traceback(make_user: Any, committed: Any) -> None:
@@ -67,7 +69,7 @@ def test_training_keeps_prints_and_stays_unrated(
     )
     match.refresh_from_db()
     assert match.status == "finished" and not match.rated
-    prints = [e.data["stdout"] for e in match.events.filter(seat=0) if e.data.get("stdout")]
+    prints = [e["stdout"] for e in match_log_entries(match) if e["seat"] == 0 and e.get("stdout")]
     assert any("-> playing" in p for p in prints)
     assert not RatingChange.objects.exists()
 

@@ -275,3 +275,44 @@ def test_loading_is_charged_its_own_window_against_the_init_budget() -> None:
     )
     assert seat0(record).reason == "init_error"
     assert "over its 0.2 s budget" in seat0(record).detail
+
+
+class RaisesSecret:
+    GAME = "simple-card"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        secret_line = "the password is hunter2"
+        raise ValueError(secret_line)
+
+
+class RecordsMatchEnd:
+    GAME = "simple-card"
+    seen: list[dict[str, Any]] = []
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "play_card", "card": state["hand"][0]}
+
+    def on_match_end(self, result: dict[str, Any]) -> None:
+        RecordsMatchEnd.seen.append(result)
+
+
+def test_the_opponent_is_told_a_neutral_reason_never_the_exception_text() -> None:
+    RecordsMatchEnd.seen = []
+    record = play_match("simple-card", [handle(RaisesSecret), handle(RecordsMatchEnd)], seed=3)
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "illegal")
+    assert "hunter2" in seat0(record).detail  # the owner still reads it
+    (told,) = RecordsMatchEnd.seen
+    assert told["reason"] == "illegal: the opponent's agent raised an exception"
+    sent = [e for e in record.log if e["method"] == "on_match_end" and e["seat"] == 1]
+    assert "hunter2" not in json.dumps(sent)
+
+
+def test_the_opponent_of_an_illegal_mover_is_not_told_the_refusal_reason() -> None:
+    RecordsMatchEnd.seen = []
+    play_match("simple-card", [handle(Illegal), handle(RecordsMatchEnd)], seed=1)
+    (told,) = RecordsMatchEnd.seen
+    assert (
+        told["reason"]
+        == "illegal: the opponent's agent made illegal actions until its retries ran out"
+    )
+    assert "999" not in told["reason"]

@@ -108,3 +108,27 @@ class MatchEvent(models.Model):
 
     def __str__(self) -> str:
         return f"event {self.seq} of match {self.match_id}"
+
+
+class MatchLog(models.Model):
+    """A finished match's per-call log, stored compactly: one gzip-compressed JSON-lines blob.
+
+    While a match runs its calls are ``MatchEvent`` rows (the page shows them live); when it
+    ends they are packed into this blob and the rows are dropped (a 100-hand poker match is about
+    a thousand rows). ``arena.matches.logstore`` writes and reads it.
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="stored_log"
+    )
+    #: gzip of one JSON object per line, in ``seq`` order.
+    data = models.BinaryField()
+    entries = models.PositiveIntegerField()
+    #: Size of the JSON lines before compression.
+    raw_bytes = models.PositiveBigIntegerField()
+    #: Whether any entry still carries captured prints (ranked retention strips them).
+    has_prints = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"log of match {self.match_id} ({self.entries} calls)"

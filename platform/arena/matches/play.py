@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from arena.matches import sandboxing
 from arena.matches.eventlog import EventWriter
-from arena.matches.models import Match, MatchEvent, Participant
+from arena.matches.logstore import match_log_archive, match_log_delete
+from arena.matches.models import Match, Participant
 from arena.matches.status import match_set_status
 from games.core import MatchRecord, MatchSettings, play_match
 
@@ -41,7 +42,7 @@ def match_begin(*, match_id: int) -> Match | None:
         attempts=match.attempts + 1,
         started=timezone.now(),
     )
-    MatchEvent.objects.filter(match=match).delete()  # a replayed attempt logs from scratch
+    match_log_delete(match=match)  # a replayed attempt logs from scratch
     return match
 
 
@@ -63,7 +64,10 @@ def match_play(*, match: Match) -> MatchRecord | str:
             settings=MatchSettings(
                 timed=match.timed,
                 turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S,
-                keep_stdout=match.kind != Match.Kind.RANKED,
+                keep_stdout=(
+                    match.kind != Match.Kind.RANKED
+                    or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
+                ),
             ),
             on_event=writer,
         )
@@ -88,7 +92,8 @@ def match_platform_failure(*, match: Match, error: str) -> str:
         status=Match.Status.ERROR,
         error=error,
         finished=timezone.now(),
-        summary=f"platform error after {match.attempts} attempts (unrated): {error[:300]}",
+        # The text stays in ``error`` (owners and staff); the summary is shown everywhere.
+        summary=f"platform error after {match.attempts} attempts (unrated)",
     )
     return DONE
 
@@ -116,3 +121,14 @@ def match_record_result(*, match: Match, record: MatchRecord) -> Match:
         finished=timezone.now(),
         error="",
     )
+
+
+def match_log_pack(*, match_id: int) -> None:
+    """Pack a finished match's log into one blob, outside the result's transaction: if that
+    fails the rows stay (the read path serves them too) and ``match_logs_maintain`` packs them."""
+    try:
+        match_log_archive(match_id=match_id)
+    except Exception:
+        logger.exception(
+            "match %s: packing its log failed; the hourly maintenance retries", match_id
+        )

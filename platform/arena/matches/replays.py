@@ -99,6 +99,8 @@ def poker_hands(rounds: list[dict[str, Any]], names: dict[int, str]) -> list[dic
         view = (r.get("result") or {}).get("p0")
         if not isinstance(view, dict):
             continue
+        other = (r.get("result") or {}).get("p1")
+        other = other if isinstance(other, dict) else {}
         me, them = names.get(0, "seat 0"), names.get(1, "seat 1")
         actions = []
         for a in view.get("actions") or []:
@@ -111,9 +113,13 @@ def poker_hands(rounds: list[dict[str, Any]], names: dict[int, str]) -> list[dic
             {
                 "hand": r.get("round"),
                 "button": me if view.get("button") == "you" else them,
+                # Each seat's cards from its own result: the rounds reach here in the viewer's
+                # view, where a seat's mucked cards are blanked unless it is theirs.
                 "cards": {
-                    me: " ".join(view.get("your_cards") or []),
-                    them: " ".join(view.get("opponent_cards") or []) or "(mucked)",
+                    me: " ".join(view.get("your_cards") or other.get("opponent_cards") or [])
+                    or "(mucked)",
+                    them: " ".join(other.get("your_cards") or view.get("opponent_cards") or [])
+                    or "(mucked)",
                 },
                 "board": " ".join(view.get("board") or []),
                 "actions": actions,

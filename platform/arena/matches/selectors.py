@@ -1,18 +1,19 @@
-"""Reads for matches: who may see what, the API's shapes, the log with owner-only parts."""
+"""Reads for matches: who may see what, the API's shapes, the log with owner-only parts.
+
+Every read path (API, pages, log download) goes through ``match_as_dict`` and ``match_log``:
+everyone but a seat's owner gets that seat in the game's public view (``visibility``), during
+and after the match; staff read everything.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from arena.errors import Forbidden, NotFound
-from arena.matches.models import Match, MatchEvent
+from arena.matches import visibility
+from arena.matches.logstore import match_log_entries
+from arena.matches.models import Match
 from arena.submissions.selectors import is_owner
-
-#: Log fields only the owner of the seat sees (DESIGN.md §2: prints, errors, illegal reasons).
-PRIVATE_FIELDS = ("stdout", "error", "illegal")
-#: Also hidden from others while the match runs: the state a seat was sent holds its secrets
-#: (cards, dice, a passcode) and must not leak to a watching opponent before the end.
-LIVE_PRIVATE_FIELDS = ("payload", "reply")
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
@@ -26,7 +27,7 @@ def match_get_visible(*, match_id: int, user: object) -> Match:
 
 
 def owned_seats(match: Match, user: object) -> set[int]:
-    """The seats of ``match`` whose agent belongs to ``user``."""
+    """The seats of ``match`` whose agent belongs to ``user`` (every seat for staff)."""
     return {
         p.seat
         for p in match.participants.select_related("submission__agent")
@@ -34,8 +35,17 @@ def owned_seats(match: Match, user: object) -> set[int]:
     }
 
 
-def match_as_dict(match: Match) -> dict[str, Any]:
-    """The API's view of a match."""
+def match_as_dict(match: Match, user: object = None) -> dict[str, Any]:
+    """The API's view of a match as ``user`` may see it (``None``: the public's).
+
+    Seats ``user`` does not own show a neutral ``detail`` and their public round results; a
+    platform error's text is shown to owners and staff only.
+    """
+    participants = list(match.participants.select_related("submission__agent__owner"))
+    mine = {p.seat for p in participants if is_owner(user, p.submission)}
+    summary, error = match.summary, match.error
+    if not mine and match.status == Match.Status.ERROR:
+        summary = error = visibility.PUBLIC_PLATFORM_ERROR
     return {
         "id": match.pk,
         "status": match.status,
@@ -44,44 +54,54 @@ def match_as_dict(match: Match) -> dict[str, Any]:
         "game_version": match.game_version,
         "timed": match.timed,
         "seed": match.seed,
-        "summary": match.summary,
+        "summary": summary,
         "duration_s": match.duration_s,
-        "error": match.error,
+        "error": error,
         "winner_seat": match.winner_seat,
         "participants": [
             {
                 "seat": p.seat,
                 "submission": p.submission_id,
+                "agent_id": p.submission.agent_id,
                 "agent": p.submission.label,
                 "owner": p.submission.agent.owner.username,
                 "outcome": p.outcome or None,
                 "reason": p.reason or None,
-                "detail": p.detail,
+                "detail": p.detail
+                if p.seat in mine
+                else visibility.public_detail(p.reason, p.detail),
                 "score": p.score,
                 "rating_before": p.rating_before,
                 "rating_after": p.rating_after,
             }
-            for p in match.participants.select_related("submission__agent__owner")
+            for p in participants
         ],
-        "rounds": match.rounds,
+        "rounds": visibility.public_rounds(match.game, match.rounds or [], mine),
         "stats": match.stats,
     }
 
 
-def match_log(match: Match, user: object, *, seq: int | None = None) -> list[dict[str, Any]]:
-    """The per-call log (or its entry ``seq``), with prints, errors and illegal reasons kept only
-    for the user's seats."""
-    mine = owned_seats(match, user)
-    entries = []
-    events = MatchEvent.objects.filter(match=match)
+def match_log(
+    match: Match,
+    user: object,
+    *,
+    seq: int | None = None,
+    after: int | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The per-call log as ``user`` may see it: their own seats as stored, the others in the
+    game's public view (no prints, errors, refusal reasons; secrets as the game hides them).
+
+    ``seq`` picks one entry; ``after`` and ``limit`` page through the rest (entries with a
+    greater ``seq``, at most ``limit`` of them). Reads the live rows or the stored blob.
+    """
+    entries = match_log_entries(match)
+    selected = entries
     if seq is not None:
-        events = events.filter(seq=seq)
-    for data in events.values_list("data", flat=True):
-        entry = dict(data)
-        if entry.get("seat") not in mine:
-            hidden = PRIVATE_FIELDS if match.is_done else PRIVATE_FIELDS + LIVE_PRIVATE_FIELDS
-            for key in hidden:
-                if entry.get(key):
-                    entry[key] = None
-        entries.append(entry)
-    return entries
+        selected = [e for e in selected if e.get("seq") == seq]
+    if after is not None:
+        selected = [e for e in selected if isinstance(e.get("seq"), int) and e["seq"] > after]
+    if limit is not None:
+        selected = selected[: max(0, limit)]
+    mine = owned_seats(match, user)
+    return visibility.public_log(match.game, entries, mine, match.rounds or [], selected=selected)

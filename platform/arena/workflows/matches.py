@@ -11,6 +11,7 @@ from arena.matches.play import (
     DONE,
     match_begin,
     match_lock,
+    match_log_pack,
     match_platform_failure,
     match_play,
     match_record_result,
@@ -32,8 +33,12 @@ def match_run(*, match_id: int) -> str:
         return DONE
     played = match_play(match=match)
     if isinstance(played, str):
-        return match_fail(match_id=match_id, error=played)
+        outcome = match_fail(match_id=match_id, error=played)
+        if outcome == DONE:
+            match_log_pack(match_id=match_id)
+        return outcome
     match_record(match_id=match_id, record=played)
+    match_log_pack(match_id=match_id)
     return DONE
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from arena.matches.logstore import match_logs_maintain
 from arena.matches.play import RETRY
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
@@ -29,3 +30,9 @@ def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
 def matchmaking_task() -> int:
     """Pair free ladder entries; returns how many ranked matches were queued."""
     return len(matchmaking_run())
+
+
+@shared_task(ignore_result=True)
+def match_logs_maintain_task() -> None:
+    """Pack leftover event rows of finished matches and apply the ranked log retention."""
+    match_logs_maintain()
