@@ -7,7 +7,6 @@ import logging
 import secrets
 import time
 from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -15,9 +14,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.accounts.models import User
-from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match, MatchEvent, Participant
 from arena.submissions.models import Submission
+from arena.throttles import hourly_quota_check, user_lock
 from games.core import (
     ArenaConfig,
     MatchRecord,
@@ -81,13 +81,21 @@ def match_time_limits_s(match: Match) -> tuple[float, float]:
     return hard - 30, hard
 
 
+def match_queue(match: Match) -> str:
+    """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
+    anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
+    return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
+
+
 def match_enqueue(match_id: int) -> None:
-    """Send the match to the ``matches`` queue with time limits from its game."""
+    """Send the match to its queue with time limits from its game."""
     from arena.matches.tasks import match_run_task
 
     match = Match.objects.get(pk=match_id)
     soft, hard = match_time_limits_s(match)
-    match_run_task.apply_async(args=[match_id], soft_time_limit=soft, time_limit=hard)
+    match_run_task.apply_async(
+        args=[match_id], queue=match_queue(match), soft_time_limit=soft, time_limit=hard
+    )
 
 
 def match_create(
@@ -143,16 +151,16 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
             raise Forbidden("you can only train against house bots or your own submissions")
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
-    window_start = timezone.now() - timedelta(hours=1)
-    limit = settings.ARENA_TRAINING_PER_HOUR
-    recent = Match.objects.filter(
-        kind=Match.Kind.TRAINING, requested_by=user, created__gte=window_start
-    ).count()
-    if recent >= limit:
-        raise RateLimited(
-            f"you started {recent} training matches in the last hour; the limit is {limit} an hour"
-        )
     with transaction.atomic():
+        # Count and insert under the user's row lock: concurrent requests cannot all see the
+        # same count (DESIGN.md: quotas are atomic).
+        user_lock(user)
+        hourly_quota_check(
+            recent=Match.objects.filter(kind=Match.Kind.TRAINING, requested_by=user),
+            limit=settings.ARENA_TRAINING_PER_HOUR,
+            what="training matches",
+            field="created",
+        )
         return match_create(
             kind=Match.Kind.TRAINING,
             submissions=[submission, other],

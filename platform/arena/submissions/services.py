@@ -11,8 +11,9 @@ from django.db.models import Max
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, Refused
-from arena.submissions.checks import check_source, check_upload
+from arena.submissions.checks import check_upload
 from arena.submissions.models import Agent, Submission
+from arena.throttles import hourly_quota_check, in_flight_check, user_lock
 from games.core import get_game_spec
 
 #: The only moves ``submission_set_status`` allows.
@@ -28,6 +29,38 @@ def agent_name_from(name: str | None, filename: str | None) -> str:
     return cleaned or "agent"
 
 
+def upload_throttle_check(*, owner: User) -> None:
+    """Refuse (429) an upload over ``ARENA_UPLOADS_PER_HOUR`` or ``ARENA_VALIDATIONS_IN_FLIGHT``.
+
+    Call inside the transaction that creates the submission: it takes the user's row lock.
+    """
+    from arena.matches.models import Match
+
+    user_lock(owner)
+    hourly_quota_check(
+        recent=Submission.objects.filter(agent__owner=owner),
+        limit=settings.ARENA_UPLOADS_PER_HOUR,
+        what="uploads",
+        field="created",
+    )
+    in_flight = (
+        Match.objects.filter(
+            kind=Match.Kind.VALIDATION,
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            participants__seat=0,
+            participants__submission__agent__owner=owner,
+        )
+        .distinct()
+        .count()
+    )
+    in_flight_check(
+        in_flight=in_flight,
+        limit=settings.ARENA_VALIDATIONS_IN_FLIGHT,
+        what="self-play validations",
+        retry_after_s=settings.ARENA_VALIDATION_RETRY_AFTER_S,
+    )
+
+
 @transaction.atomic
 def submission_create(
     *,
@@ -39,15 +72,20 @@ def submission_create(
 ) -> Submission:
     """Check an upload, store it as the next version of the named agent and queue its validation.
 
-    Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails.
+    Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails, and
+    ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
+    flight (checked under the user's row lock, so concurrent uploads cannot all slip through).
     """
+    upload_throttle_check(owner=owner)
+    limits = {
+        "max_bytes": settings.ARENA_UPLOAD_MAX_BYTES,
+        "max_depth": settings.ARENA_UPLOAD_MAX_AST_DEPTH,
+    }
     if data is not None:
-        checked = check_upload(data, max_bytes=settings.ARENA_UPLOAD_MAX_BYTES)
+        checked = check_upload(data, **limits)
     else:
         encoded = (source or "").encode("utf-8", errors="surrogatepass")
-        checked = check_upload(encoded, max_bytes=settings.ARENA_UPLOAD_MAX_BYTES)
-        if checked.ok:
-            checked = check_source(source or "")
+        checked = check_upload(encoded, **limits)
     if not checked.ok or checked.game is None:
         first = checked.problems[0]
         shown = PurePath(filename).name if filename else "agent.py"
