@@ -104,7 +104,7 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "arena.throttles.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 

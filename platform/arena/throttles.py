@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
+from typing import Any
 
+from axes.backends import AxesStandaloneBackend
 from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
@@ -84,3 +86,19 @@ def login_lockout_response(
         response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(retry_after)
     return response
+
+
+class LoginThrottleBackend(AxesStandaloneBackend):
+    """django-axes' lockout check for sign-ins that come with a request (the login form and
+    POST /api/token); sign-ins without one (the test client, shell scripts) pass through."""
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if request is None:
+            return None
+        return super().authenticate(request, username, password, **kwargs)

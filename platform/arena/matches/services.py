@@ -142,6 +142,8 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
     else:
         try:
             other_id = int(opponent)
+            if not 0 < other_id < 2**63:
+                raise ValueError(other_id)
         except (TypeError, ValueError):
             raise Refused(
                 f'opponent {opponent!r}: use "house:<bot>" or the id of one of your submissions'
