@@ -519,3 +519,10 @@ def leaderboard_view(request: HttpRequest, game: Annotated[str, Path(max_length=
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
     return leaderboard(game=game)
+
+
+def not_found(request: HttpRequest) -> HttpResponse:
+    """Any /api/ path no endpoint answers."""
+    return refusal(
+        f"no API endpoint at {request.path}: see /api/openapi.json for the endpoints", 404
+    )

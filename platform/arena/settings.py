@@ -231,7 +231,7 @@ ARENA_UPLOADS_PER_HOUR = int(os.environ.get("ARENA_UPLOADS_PER_HOUR", "20"))
 ARENA_VALIDATIONS_IN_FLIGHT = int(os.environ.get("ARENA_VALIDATIONS_IN_FLIGHT", "2"))
 #: The Retry-After given when the validations in flight are at their cap.
 ARENA_VALIDATION_RETRY_AFTER_S = int(os.environ.get("ARENA_VALIDATION_RETRY_AFTER_S", "30"))
-#: Failed password attempts (login form and POST /api/token) per client address before a lockout
+#: Failed password attempts (login form and POST /api/token) from one address that lock it out
 #: of ARENA_LOGIN_LOCKOUT_S seconds (django-axes, in the database: shared by every web worker).
 ARENA_LOGIN_FAILURES = int(os.environ.get("ARENA_LOGIN_FAILURES", "10"))
 ARENA_LOGIN_LOCKOUT_S = int(os.environ.get("ARENA_LOGIN_LOCKOUT_S", "900"))

@@ -10,6 +10,8 @@ from arena import api
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.api.urls),
+    # Any other /api/ path: a JSON 404 in the API's error shape, not the HTML page.
+    re_path(r"^api/", api.not_found),
     path("accounts/", include("arena.accounts.urls")),
     path("submissions/", include("arena.submissions.urls")),
     path("matches/", include("arena.matches.urls")),
