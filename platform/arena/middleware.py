@@ -4,6 +4,7 @@
   before a byte of it is read, so a 200 MB multipart upload is never spooled to disk.
 * A JSON body nested deeper than ``ARENA_JSON_MAX_DEPTH`` is refused with 400 before anything
   parses it.
+* An integer id in the URL beyond the database's 64-bit range answers 404.
 * A NUL character (which PostgreSQL text columns refuse) or a lone UTF-16 surrogate (which no
   database can store as UTF-8) in the path, the query string, a cookie, a header or a form field
   is refused with 400. JSON bodies are checked by the API's schemas (``arena.api``).
@@ -15,7 +16,9 @@ import re
 from collections.abc import Callable, Iterable
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 
 #: Characters no text column takes: NUL (PostgreSQL) and the UTF-16 surrogates (not UTF-8).
 BAD_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
@@ -95,6 +98,20 @@ class RequestGuardMiddleware:
             return refusal(request, problem, 400)
         return self.get_response(request)
 
+    def process_view(
+        self,
+        request: HttpRequest,
+        view: Callable[..., HttpResponse],
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> HttpResponse | None:
+        """An id in the URL beyond the database's 64-bit range names nothing: 404, not an
+        overflow in the query."""
+        for value in [*args, *kwargs.values()]:
+            if isinstance(value, int) and not -(2**63) <= value < 2**63:
+                return refusal(request, f"no such object: {value} is not a valid id", 404)
+        return None
+
     def _bad_input(self, request: HttpRequest) -> str | None:
         places: list[tuple[str, Iterable[str]]] = [
             ("the URL path", [request.path]),
@@ -106,7 +123,14 @@ class RequestGuardMiddleware:
             "application/x-www-form-urlencoded",
             "multipart/form-data",
         ):
-            places.append(("a form field", _items(request.POST.lists())))
+            # Read the (capped) body first: the form is then parsed from memory, and a view
+            # that reads the body itself (the API) still can.
+            _ = request.body
+            try:
+                fields = list(_items(request.POST.lists()))
+            except (MultiPartParserError, SuspiciousOperation) as exc:
+                return f"the form body cannot be parsed ({exc}); send a well-formed form"
+            places.append(("a form field", fields))
         for where, texts in places:
             for text in texts:
                 found = bad_character(text)

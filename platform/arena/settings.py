@@ -241,6 +241,7 @@ AXES_COOLOFF_TIME = timedelta(seconds=ARENA_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
+AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
 #: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.

@@ -102,3 +102,12 @@ class LoginThrottleBackend(AxesStandaloneBackend):
         if request is None:
             return None
         return super().authenticate(request, username, password, **kwargs)
+
+
+def login_attempt_username(request: HttpRequest | None, credentials: dict[str, Any] | None) -> str:
+    """The username django-axes records for an attempt, cut to what its column holds (an
+    over-long one would otherwise fail the insert with a 500)."""
+    value = (credentials or {}).get("username")
+    if value is None and request is not None:
+        value = request.POST.get("username", "")
+    return str(value or "")[:150]
