@@ -34,6 +34,8 @@ def bad_character(text: str) -> str | None:
     return f"a lone surrogate (\\u{ord(found.group()):04x})"
 
 
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
 #: A JSON string literal (escapes included), so brackets inside strings are not counted.
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _JSON_BRACKET = re.compile(rb"[\[\]{}]")
@@ -84,7 +86,8 @@ class RequestGuardMiddleware:
                 "source file alone.",
                 413,
             )
-        if request.content_type == "application/json" and length:
+        if length and request.content_type not in FORM_TYPES:
+            # JSON, or anything a JSON endpoint might parse as JSON whatever its Content-Type.
             depth = json_depth(request.body, settings.ARENA_JSON_MAX_DEPTH)
             if depth > settings.ARENA_JSON_MAX_DEPTH:
                 return refusal(
@@ -119,10 +122,7 @@ class RequestGuardMiddleware:
             ("a cookie", _items((k, [v]) for k, v in request.COOKIES.items())),
             ("a header", [v for v in request.META.values() if isinstance(v, str)]),
         ]
-        if request.method == "POST" and request.content_type in (
-            "application/x-www-form-urlencoded",
-            "multipart/form-data",
-        ):
+        if request.method == "POST" and request.content_type in FORM_TYPES:
             # Read the (capped) body first: the form is then parsed from memory, and a view
             # that reads the body itself (the API) still can.
             _ = request.body

@@ -98,7 +98,7 @@ class LoginThrottleBackend(AxesStandaloneBackend):
         username: str | None = None,
         password: str | None = None,
         **kwargs: Any,
-    ) -> None:
+    ) -> Any:
         if request is None:
             return None
         return super().authenticate(request, username, password, **kwargs)

@@ -102,3 +102,8 @@ def test_ids_beyond_64_bits_are_not_found(make_user: Any) -> None:
 def test_unknown_api_paths_answer_in_the_error_shape(db: None) -> None:
     response = Client().get("/api/no/such/thing")
     assert response.status_code == 404 and "openapi.json" in response.json()["error"]
+
+
+def test_deep_json_is_refused_whatever_content_type_it_claims(db: None) -> None:
+    response = Client().generic("POST", "/api/token", "[" * 5000 + "]" * 5000, "text/plain")
+    assert response.status_code == 400 and "nests more than" in response.json()["error"]
