@@ -56,8 +56,8 @@ Storable = AfterValidator(_storable)
 Username = Annotated[str, StringConstraints(max_length=150), Storable]
 Password = Annotated[str, StringConstraints(max_length=4096), Storable]
 AgentName = Annotated[str, StringConstraints(max_length=200), Storable]
-#: The request cap bounds it; the upload checks then apply ARENA_UPLOAD_MAX_BYTES with a rule.
-Source = Annotated[str, Storable]
+#: The request cap bounds it; the upload checks then apply their rules (size, a NUL is "utf8").
+Source = str
 Opponent = Annotated[str, StringConstraints(max_length=200), Storable]
 
 

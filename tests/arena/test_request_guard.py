@@ -107,3 +107,14 @@ def test_unknown_api_paths_answer_in_the_error_shape(db: None) -> None:
 def test_deep_json_is_refused_whatever_content_type_it_claims(db: None) -> None:
     response = Client().generic("POST", "/api/token", "[" * 5000 + "]" * 5000, "text/plain")
     assert response.status_code == 400 and "nests more than" in response.json()["error"]
+
+
+def test_a_nul_in_a_json_source_is_refused_by_the_upload_rule(make_user: Any) -> None:
+    api = token_client(make_user)
+    body = json.dumps({"source": 'class Agent:\n    GAME = "simple-card"\x00\n'})
+    response = api.post("/api/submissions", body, content_type="application/json")
+    assert response.status_code == 400
+    assert (response.json()["details"][0]["rule"], response.json()["details"][0]["line"]) == (
+        "utf8",
+        2,
+    )
