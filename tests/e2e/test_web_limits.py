@@ -51,6 +51,16 @@ def assert_throttled(response: requests.Response, *words: str) -> None:
 
 
 def test_fifty_concurrent_training_requests_get_exactly_the_hourly_quota(site: Site) -> None:
+    training_quota_holds(site)
+
+
+def test_the_training_quota_holds_on_sqlite_too() -> None:
+    with live_site(database="sqlite", **LIMITS) as embedded:
+        training_quota_holds(embedded)
+
+
+def training_quota_holds(site: Site) -> None:
+    """50 concurrent training requests of one user: exactly ARENA_TRAINING_PER_HOUR (30) pass."""
     token = site.user("trainer")
     sid = site.shell(
         "from arena.accounts.models import User; "

@@ -3,6 +3,7 @@ PostgreSQL, no worker (queued matches stay queued, so validations stay "in fligh
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,11 +81,21 @@ class Site:
 
 
 @contextmanager
-def live_site(**settings: str) -> Iterator[Site]:
-    """PostgreSQL and gunicorn (2 workers x 4 threads) with ``settings`` as environment."""
+def _database(kind: str, var: Path) -> Iterator[str]:
+    if kind == "sqlite":  # the embedded default of `make run`
+        yield f"sqlite:///{var / 'arena.sqlite3'}"
+        return
     require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
     with postgres_server() as db_url:
-        var = Path(tempfile.mkdtemp(prefix="arena-web-"))
+        yield db_url
+
+
+@contextmanager
+def live_site(database: str = "postgres", **settings: str) -> Iterator[Site]:
+    """gunicorn (2 workers x 4 threads) on PostgreSQL (or SQLite) with ``settings`` as
+    environment."""
+    var = Path(tempfile.mkdtemp(prefix="arena-web-"))
+    with _database(database, var) as db_url:
         env = platform_env(var, db_url, ARENA_SANDBOX_BACKEND="process", **settings)
         manage(env, "migrate", "--no-input")
         port = free_port()
@@ -121,6 +132,7 @@ def live_site(**settings: str) -> Iterator[Site]:
                 except subprocess.TimeoutExpired:
                     web.kill()
                     web.wait()
+    shutil.rmtree(var, ignore_errors=True)
 
 
 def _wait_http(url: str, timeout_s: float = 30.0) -> None:
