@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                     "arena.celery_app",
                     "worker",
                     "-Q",
-                    "matches,celery",
+                    "matches,validation,celery",
                     "--concurrency",
                     "1",
                     "--loglevel",

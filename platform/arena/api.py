@@ -1,24 +1,32 @@
-"""The JSON API (token auth): thin adapters over services and selectors.
+"""The JSON API on django-ninja: thin adapters over services and selectors.
 
-Every refusal is a 4xx with ``{"error": "...", "details": [...]}`` saying why.
+Each endpoint's request and response schemas sit beside it; the OpenAPI document at
+``/api/openapi.json`` is generated from them. Auth is ``Authorization: Token <key>`` (reads also
+accept the browser's session). Every refusal is a 4xx with ``{"error": "...", "details": [...]}``
+saying why; a 429 also carries ``Retry-After``. What a response contains comes from the
+selectors (``match_as_dict``, ``match_log``, ``leaderboard``, ``submission_as_dict``), which
+decide what each caller may see.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from django.contrib.auth import authenticate
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods
+from ninja import NinjaAPI, Path, Schema, Status
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import APIKeyHeader
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
+from pydantic import ValidationError as PydanticValidationError
 
+from arena.accounts.models import User
 from arena.accounts.services import token_get_or_create, token_user
-from arena.errors import NotFound, Refused
+from arena.errors import NotFound, RateLimited, Refused
 from arena.matches import selectors as match_selectors
-from arena.openapi import OPENAPI
+from arena.middleware import bad_character
 from arena.ratings.selectors import leaderboard
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.services import submission_deactivate
@@ -26,79 +34,239 @@ from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import UnknownGameError, available_game_ids, get_game_spec
 
-View = Callable[..., HttpResponse]
+# --- Shared types ---------------------------------------------------------------------------------
+
+#: Database ids: positive and within a signed 64-bit column (bigger ones would overflow it).
+MAX_ID = 2**63 - 1
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+def _storable(text: str) -> str:
+    found = bad_character(text)
+    if found:
+        raise ValueError(f"contains {found}, which cannot be stored; remove it")
+    return text
+
+
+#: Strings the database can store (no NUL, no lone surrogate), each with a length bound.
+Storable = AfterValidator(_storable)
+Username = Annotated[str, StringConstraints(max_length=150), Storable]
+Password = Annotated[str, StringConstraints(max_length=4096), Storable]
+AgentName = Annotated[str, StringConstraints(max_length=200), Storable]
+#: The request cap bounds it; the upload checks then apply their rules (size, a NUL is "utf8").
+Source = str
+Opponent = Annotated[str, StringConstraints(max_length=200), Storable]
+
+
+class Error(Schema):
+    """Every refusal: what went wrong and what to do, with one detail per problem."""
+
+    error: str
+    details: list[dict[str, Any]] = []
+
+
+ERRORS: dict[int, type[Error]] = {
+    400: Error,
+    401: Error,
+    403: Error,
+    404: Error,
+    413: Error,
+    429: Error,
+}
 
 
 def refusal(
-    message: str, status: int, details: list[dict[str, object]] | None = None
+    message: str,
+    status: int,
+    details: list[dict[str, Any]] | None = None,
+    *,
+    retry_after_s: int | None = None,
 ) -> JsonResponse:
-    """A 4xx answer with a body saying why."""
-    return JsonResponse({"error": message, "details": details or []}, status=status)
+    """A 4xx answer with a body saying why (and, for a 429, when to retry)."""
+    response = JsonResponse({"error": message, "details": details or []}, status=status)
+    if retry_after_s is not None:
+        response["Retry-After"] = str(retry_after_s)
+    return response
 
 
-def api_view(methods: list[str], *, auth: bool = True) -> Callable[[View], View]:
-    """Token auth (``Authorization: Token <key>``), allowed methods, and refusals as JSON."""
-
-    def decorate(view: View) -> View:
-        @csrf_exempt
-        @require_http_methods(methods)
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            request.api_user = None  # type: ignore[attr-defined]
-            header = request.headers.get("Authorization", "")
-            if header:
-                scheme, _, key = header.partition(" ")
-                user = token_user(key.strip()) if scheme.lower() == "token" else None
-                if user is None:
-                    return refusal(
-                        "invalid token: use the header `Authorization: Token <key>` "
-                        "with a key from POST /api/token",
-                        401,
-                    )
-                request.api_user = user  # type: ignore[attr-defined]
-            elif request.method == "GET" and request.user.is_authenticated:
-                # Reads may use the browser's session (links from the pages); writes may not,
-                # since these views are exempt from CSRF checks.
-                request.api_user = request.user  # type: ignore[attr-defined]
-            elif auth:
-                return refusal(
-                    "authentication required: send `Authorization: Token <key>` "
-                    "(get one from POST /api/token)",
-                    401,
-                )
-            try:
-                return view(request, *args, **kwargs)
-            except Refused as exc:
-                return refusal(exc.message, exc.status, exc.details)
-
-        return wrapper
-
-    return decorate
+# --- Auth -----------------------------------------------------------------------------------------
 
 
-def _json_body(request: HttpRequest) -> dict[str, Any]:
+class InvalidToken(Exception):
+    """An ``Authorization`` header that names no active user's token."""
+
+
+def _user_from_request(request: HttpRequest) -> User | None:
+    """The token's user; on a GET without a header, the browser's session user; else None."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, key = header.partition(" ")
+        key = key.strip()
+        if scheme.lower() != "token" or not key or len(key) > 128 or bad_character(key):
+            raise InvalidToken
+        user = token_user(key)
+        if user is None:
+            raise InvalidToken
+        return user
+    if request.method == "GET" and isinstance(request.user, User) and request.user.is_active:
+        # Reads may use the browser's session (links from the pages); writes may not, since the
+        # API is exempt from CSRF checks.
+        return request.user
+    return None
+
+
+class TokenAuth(APIKeyHeader):
+    """``Authorization: Token <key>``, the key from POST /api/token."""
+
+    param_name = "Authorization"
+    openapi_description = "`Token <key>`, the key from POST /api/token"
+
+    def __call__(self, request: HttpRequest) -> User | None:
+        return _user_from_request(request)
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> User | None:
+        return _user_from_request(request)
+
+
+class Anonymous:
+    """Stands for a caller without credentials on the endpoints that allow one."""
+
+
+ANONYMOUS = Anonymous()
+
+
+def optional_auth(request: HttpRequest) -> User | Anonymous:
+    """A token if one is sent (a wrong one is refused), else the anonymous caller."""
+    return _user_from_request(request) or ANONYMOUS
+
+
+def caller(request: HttpRequest) -> User | None:
+    """The authenticated user of this request, or None for an anonymous caller."""
+    auth = getattr(request, "auth", None)
+    return auth if isinstance(auth, User) else None
+
+
+def user_of(request: HttpRequest) -> User:
+    """The authenticated user of an endpoint that requires one."""
+    user = caller(request)
+    if user is None:
+        raise AuthenticationError()
+    return user
+
+
+api = NinjaAPI(
+    title="Agent Arena API",
+    version="1",
+    description=__doc__ or "",
+    auth=TokenAuth(),
+    urls_namespace="api",
+    openapi_url="/openapi.json",
+    docs_url=None,
+)
+
+
+@api.exception_handler(Refused)
+def _refused(request: HttpRequest, exc: Refused) -> HttpResponse:
+    retry = exc.retry_after_s if isinstance(exc, RateLimited) else None
+    return refusal(exc.message, exc.status, exc.details, retry_after_s=retry)
+
+
+@api.exception_handler(InvalidToken)
+def _invalid_token(request: HttpRequest, exc: InvalidToken) -> HttpResponse:
+    return refusal(
+        "invalid token: use the header `Authorization: Token <key>` "
+        "with a key from POST /api/token",
+        401,
+    )
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return refusal(
+        "authentication required: send `Authorization: Token <key>` (get one from POST /api/token)",
+        401,
+    )
+
+
+def _validation_details(errors: list[dict[str, Any]] | list[Any]) -> list[dict[str, Any]]:
+    details = []
+    for error in errors:
+        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "payload")]
+        field = ".".join(loc) or "body"
+        details.append(
+            {"rule": "schema", "field": field, "line": None, "message": f"{field}: {error['msg']}"}
+        )
+    return details
+
+
+def _schema_refusal(errors: list[dict[str, Any]] | list[Any]) -> HttpResponse:
+    details = _validation_details(errors)
+    summary = "; ".join(d["message"] for d in details[:3])
+    return refusal(
+        f"the request does not match the API's schema ({summary}); see /api/openapi.json",
+        400,
+        details,
+    )
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    return _schema_refusal(exc.errors)
+
+
+@api.exception_handler(PydanticValidationError)
+def _invalid_body(request: HttpRequest, exc: PydanticValidationError) -> HttpResponse:
+    return _schema_refusal(list(exc.errors(include_url=False)))
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    message = str(exc)
+    if exc.status_code == 400 and message.startswith("Cannot parse request body"):
+        message = (
+            "the body is not valid JSON: send a JSON object with the header "
+            "`Content-Type: application/json`"
+        )
+    return refusal(message, exc.status_code)
+
+
+# --- Endpoints ------------------------------------------------------------------------------------
+
+
+class TokenIn(Schema):
+    username: Username
+    password: Password
+
+
+class TokenOut(Schema):
+    token: str
+
+
+@api.post("/token", auth=None, response={200: TokenOut, **ERRORS}, summary="Get your API token")
+def token(request: HttpRequest, body: TokenIn) -> Any:
+    """Exchange a username and password for the API token (failed attempts are throttled)."""
     try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Refused(f"the body is not valid JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise Refused("the body must be a JSON object")
-    return body
+        user = authenticate(request, username=body.username, password=body.password)
+    except PermissionDenied:
+        # django-axes: this address is locked out after too many failures.
+        from arena.throttles import login_lockout_response
 
-
-@api_view(["POST"], auth=False)
-def token(request: HttpRequest) -> HttpResponse:
-    """POST /api/token {username, password} → {token}."""
-    body = _json_body(request) if request.content_type == "application/json" else request.POST
-    user = authenticate(request, username=body.get("username"), password=body.get("password"))
+        return login_lockout_response(request, None)
     if user is None:
         return refusal("wrong username or password (or the account is disabled)", 401)
-    return JsonResponse({"token": token_get_or_create(user=user).key})
+    return {"token": token_get_or_create(user=user).key}
 
 
-@api_view(["GET"], auth=False)
-def games(request: HttpRequest) -> HttpResponse:
-    """GET /api/games."""
+class GameOut(Schema):
+    id: str
+    title: str
+    version: str | int
+    house_bots: list[str]
+
+
+@api.get("/games", auth=None, response={200: list[GameOut], **ERRORS}, summary="The games")
+def games(request: HttpRequest) -> Any:
+    """Every game on this platform, with its version and house bots."""
     items = []
     for game_id in available_game_ids():
         spec = get_game_spec(game_id)
@@ -110,109 +278,261 @@ def games(request: HttpRequest) -> HttpResponse:
                 "house_bots": sorted(spec.bots),
             }
         )
-    return JsonResponse(items, safe=False)
+    return items
 
 
-@api_view(["POST"])
-def submissions(request: HttpRequest) -> HttpResponse:
-    """POST /api/submissions: multipart ``file`` (+ ``name``) or JSON {source, name}."""
+class SubmissionJsonIn(Schema):
+    """The agent's text as JSON."""
+
+    source: Source
+    name: AgentName | None = None
+
+
+class SubmissionFormIn(Schema):
+    """The multipart form's fields besides ``file``."""
+
+    name: AgentName | None = None
+
+
+class SubmissionOut(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    agent: str
+    agent_id: int
+    game: str
+    version: int
+    status: Literal["pending", "accepted", "rejected"]
+    detail: str
+    active: bool
+    sha256: str
+    errors: list[Any]
+    validation_match: int | None
+
+
+_UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {"schema": SubmissionJsonIn.model_json_schema()},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary"},
+                    "name": {"type": "string", "maxLength": 200},
+                },
+            }
+        },
+    },
+}
+
+
+@api.post(
+    "/submissions",
+    response={201: SubmissionOut, **ERRORS},
+    openapi_extra={"requestBody": _UPLOAD_BODY},
+    summary="Upload an agent",
+)
+def submissions(request: HttpRequest) -> Any:
+    """Multipart ``file`` (+ ``name``) or JSON ``{source, name}``; validated in self-play."""
+    owner = user_of(request)
     if request.content_type == "application/json":
-        body = _json_body(request)
-        if not isinstance(body.get("source"), str):
-            raise Refused("send the agent's text as the JSON string `source` (or upload `file`)")
-        submission = submission_upload(
-            owner=request.api_user,
-            source=body["source"],
-            name=body.get("name"),  # type: ignore[attr-defined]
-        )
+        try:
+            raw = json.loads(request.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise HttpError(400, "Cannot parse request body") from None
+        if not isinstance(raw, dict):
+            raise Refused('send a JSON object {"source": "<the agent\'s text>", "name": "..."}')
+        body = SubmissionJsonIn.model_validate(raw)
+        submission = submission_upload(owner=owner, source=body.source, name=body.name)
     else:
         upload = request.FILES.get("file")
         if upload is None:
-            raise Refused('send the agent as a multipart field `file` (or JSON {"source"})')
-        if upload.size and upload.size > 4 * 1024 * 1024:
-            data = upload.read(4 * 1024 * 1024 + 1)  # enough to say it is too big
-        else:
-            data = upload.read()
+            raise Refused(
+                'send the agent as a multipart field `file` (or JSON {"source": "..."}) '
+                "with a Content-Type of multipart/form-data or application/json"
+            )
+        form = SubmissionFormIn.model_validate({"name": request.POST.get("name")})
         submission = submission_upload(
-            owner=request.api_user,
-            data=data,
-            name=request.POST.get("name"),  # type: ignore[attr-defined]
+            owner=owner,
+            # Enough to say it is too big; the request cap bounds what was read at all.
+            data=upload.read(4 * 1024 * 1024 + 1),
+            name=form.name,
             filename=upload.name,
         )
-    return JsonResponse(submission_selectors.submission_as_dict(submission), status=201)
+    return Status(201, submission_selectors.submission_as_dict(submission))
 
 
-@api_view(["GET"])
-def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
-    """GET /api/submissions/{id} (owner only: it carries the validation log's verdict)."""
+SubmissionId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@api.get(
+    "/submissions/{submission_id}",
+    response={200: SubmissionOut, **ERRORS},
+    summary="One of your submissions",
+)
+def submission_detail(request: HttpRequest, submission_id: SubmissionId) -> Any:
+    """Owner only: it carries the validation's verdict."""
     submission = submission_selectors.submission_get_owned(
-        submission_id=submission_id,
-        user=request.api_user,  # type: ignore[attr-defined]
+        submission_id=submission_id, user=user_of(request)
     )
-    return JsonResponse(submission_selectors.submission_as_dict(submission))
+    return submission_selectors.submission_as_dict(submission)
 
 
-@api_view(["POST"])
-def submission_activate_view(request: HttpRequest, submission_id: int) -> HttpResponse:
-    """POST /api/submissions/{id}/activate."""
+@api.post(
+    "/submissions/{submission_id}/activate",
+    response={200: SubmissionOut, **ERRORS},
+    summary="Put a submission on its ladder",
+)
+def submission_activate_view(request: HttpRequest, submission_id: SubmissionId) -> Any:
+    """Ranked matches start within a minute; at most ``ARENA_ACTIVE_PER_GAME`` per game."""
     submission = submission_selectors.submission_get(submission_id=submission_id)
-    submission = submission_activate(submission=submission, user=request.api_user)  # type: ignore[attr-defined]
-    return JsonResponse(submission_selectors.submission_as_dict(submission))
+    submission = submission_activate(submission=submission, user=user_of(request))
+    return submission_selectors.submission_as_dict(submission)
 
 
-@api_view(["POST"])
-def submission_deactivate_view(request: HttpRequest, submission_id: int) -> HttpResponse:
-    """POST /api/submissions/{id}/deactivate."""
+@api.post(
+    "/submissions/{submission_id}/deactivate",
+    response={200: SubmissionOut, **ERRORS},
+    summary="Take a submission off its ladder",
+)
+def submission_deactivate_view(request: HttpRequest, submission_id: SubmissionId) -> Any:
+    """Its rating and history stay."""
     submission = submission_selectors.submission_get(submission_id=submission_id)
-    submission = submission_deactivate(submission=submission, user=request.api_user)  # type: ignore[attr-defined]
-    return JsonResponse(submission_selectors.submission_as_dict(submission))
+    submission = submission_deactivate(submission=submission, user=user_of(request))
+    return submission_selectors.submission_as_dict(submission)
 
 
-@api_view(["POST"])
-def training(request: HttpRequest) -> HttpResponse:
-    """POST /api/training {submission, opponent, timed} → {match}."""
-    body = _json_body(request)
-    if "submission" not in body or "opponent" not in body:
-        raise Refused('send {"submission": <id>, "opponent": "house:<bot>" or <id>}')
-    try:
-        submission_id = int(body["submission"])
-    except (TypeError, ValueError):
-        raise Refused("`submission` must be a submission id") from None
+class TrainingIn(Schema):
+    submission: Id
+    #: ``house:<bot>`` or the id of another of your accepted submissions of the same game.
+    opponent: Opponent | Id
+    timed: bool = True
+
+
+class TrainingOut(Schema):
+    match: int
+    status: str
+
+
+@api.post("/training", response={201: TrainingOut, **ERRORS}, summary="Start a training match")
+def training(request: HttpRequest, body: TrainingIn) -> Any:
+    """An unrated match against a house bot or your own submission (throttled per hour)."""
     match = training_request(
-        user=request.api_user,  # type: ignore[attr-defined]
-        submission_id=submission_id,
-        opponent=str(body["opponent"]),
-        timed=bool(body.get("timed", True)),
+        user=user_of(request),
+        submission_id=body.submission,
+        opponent=str(body.opponent),
+        timed=body.timed,
     )
-    return JsonResponse({"match": match.pk, "status": match.status}, status=201)
+    return Status(201, {"match": match.pk, "status": match.status})
 
 
-@api_view(["GET"], auth=False)
-def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    """GET /api/matches/{id}: ranked matches are public, others owner-only."""
-    match = match_selectors.match_get_visible(match_id=match_id, user=request.api_user)  # type: ignore[attr-defined]
-    return JsonResponse(match_selectors.match_as_dict(match, request.api_user))  # type: ignore[attr-defined]
+class ParticipantOut(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    seat: int
+    submission: int | None = None
+    agent_id: int | None = None
+    agent: str | None = None
+    owner: str | None = None
+    outcome: Literal["win", "loss", "draw"] | None = None
+    reason: str | None = None
+    #: Why the seat's match ended as it did; others than the owner read a neutral sentence.
+    detail: str | None = None
+    score: float | None = None
+    rating_before: float | None = None
+    rating_after: float | None = None
 
 
-@api_view(["GET"], auth=False)
-def match_log(request: HttpRequest, match_id: int) -> HttpResponse:
-    """GET /api/matches/{id}/log: JSON lines; prints only for the caller's own seats."""
-    user = request.api_user  # type: ignore[attr-defined]
+class MatchOut(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    status: Literal["queued", "running", "finished", "error"]
+    kind: Literal["validation", "training", "ranked"]
+    game: str
+    game_version: int | None = None
+    timed: bool | None = None
+    seed: int | None = None
+    summary: str | None = None
+    duration_s: float | None = None
+    error: str | None = None
+    winner_seat: int | None = None
+    participants: list[ParticipantOut]
+    rounds: Any = None
+    stats: Any = None
+
+
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@api.get(
+    "/matches/{match_id}",
+    auth=optional_auth,
+    response={200: MatchOut, **ERRORS},
+    exclude_unset=True,
+    summary="A match",
+)
+def match_detail(request: HttpRequest, match_id: MatchId) -> Any:
+    """Ranked matches are public, others owner-only; others see each seat's public view."""
+    match = match_selectors.match_get_visible(match_id=match_id, user=caller(request))
+    return match_selectors.match_as_dict(match, caller(request))
+
+
+@api.get(
+    "/matches/{match_id}/log",
+    auth=optional_auth,
+    response={**ERRORS},
+    openapi_extra={
+        "responses": {
+            "200": {
+                "description": "one JSON object a line, one line per call to an agent",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        }
+    },
+    summary="A match's per-call log",
+)
+def match_log(request: HttpRequest, match_id: MatchId) -> HttpResponse:
+    """JSON lines; prints and errors only for the caller's own seats."""
+    user = caller(request)
     match = match_selectors.match_get_visible(match_id=match_id, user=user)
     lines = "".join(json.dumps(e) + "\n" for e in match_selectors.match_log(match, user))
     return HttpResponse(lines, content_type="application/x-ndjson")
 
 
-@api_view(["GET"], auth=False)
-def leaderboard_view(request: HttpRequest, game: str) -> HttpResponse:
-    """GET /api/leaderboard/{game}."""
+class LeaderboardRow(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    rank: int
+    agent: str
+    owner: str
+    rating: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    provisional: bool
+
+
+@api.get(
+    "/leaderboard/{game}",
+    auth=None,
+    response={200: list[LeaderboardRow], **ERRORS},
+    summary="A game's ladder",
+)
+def leaderboard_view(request: HttpRequest, game: Annotated[str, Path(max_length=100)]) -> Any:
+    """Best first, with rank and wins/losses/draws."""
     try:
         get_game_spec(game)
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
-    return JsonResponse(leaderboard(game=game), safe=False)
+    return leaderboard(game=game)
 
 
-def openapi(request: HttpRequest) -> HttpResponse:
-    """GET /api/openapi.json."""
-    return JsonResponse(OPENAPI)
+def not_found(request: HttpRequest) -> HttpResponse:
+    """Any /api/ path no endpoint answers."""
+    return refusal(
+        f"no API endpoint at {request.path}: see /api/openapi.json for the endpoints", 404
+    )

@@ -27,6 +27,16 @@ class NotFound(Refused):
 
 
 class RateLimited(Refused):
-    """Too many requests of this kind in the window."""
+    """Too many requests of this kind in the window; ``retry_after_s`` says when to try again."""
 
     status = 429
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_s: int = 60,
+        details: list[dict[str, object]] | None = None,
+    ) -> None:
+        super().__init__(message, details=details)
+        self.retry_after_s = retry_after_s

@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "arena.accounts",
     "arena.submissions",
     "arena.matches",
@@ -92,12 +93,20 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything reads the body: too-big bodies and NUL characters are refused up front.
+    "arena.middleware.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out login or token attempt into a 429 saying when to retry.
+    "axes.middleware.AxesMiddleware",
+]
+AUTHENTICATION_BACKENDS = [
+    "arena.throttles.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -235,6 +244,40 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "INFO")},
 }
-DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024  # so a too-big JSON upload hears the size rule
+
+# --- Bad input and throttles (README "Limits") -------------------------------------------------
+#: Any request body above this is refused (413) before it is read or spooled to disk. Above the
+#: upload limit on purpose, so a too-big agent still hears the upload's own size rule.
+ARENA_REQUEST_MAX_BYTES = int(os.environ.get("ARENA_REQUEST_MAX_BYTES", str(12 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = ARENA_REQUEST_MAX_BYTES
+#: Uploaded files stay in memory up to the request cap: nothing is spooled to disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = ARENA_REQUEST_MAX_BYTES
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
+DATA_UPLOAD_MAX_NUMBER_FILES = 5
+#: JSON bodies nested deeper than this are refused before they are parsed.
+ARENA_JSON_MAX_DEPTH = int(os.environ.get("ARENA_JSON_MAX_DEPTH", "32"))
+#: An upload's syntax tree may nest this deep (expressions, blocks); deeper ones are refused.
+ARENA_UPLOAD_MAX_AST_DEPTH = int(os.environ.get("ARENA_UPLOAD_MAX_AST_DEPTH", "500"))
+#: Uploads (new submissions) per user in any sliding hour.
+ARENA_UPLOADS_PER_HOUR = int(os.environ.get("ARENA_UPLOADS_PER_HOUR", "20"))
+#: Self-play validations a user may have queued or running at once; more uploads wait.
+ARENA_VALIDATIONS_IN_FLIGHT = int(os.environ.get("ARENA_VALIDATIONS_IN_FLIGHT", "2"))
+#: The Retry-After given when the validations in flight are at their cap.
+ARENA_VALIDATION_RETRY_AFTER_S = int(os.environ.get("ARENA_VALIDATION_RETRY_AFTER_S", "30"))
+#: Failed password attempts (login form and POST /api/token) from one address that lock it out
+#: of ARENA_LOGIN_LOCKOUT_S seconds (django-axes, in the database: shared by every web worker).
+ARENA_LOGIN_FAILURES = int(os.environ.get("ARENA_LOGIN_FAILURES", "10"))
+ARENA_LOGIN_LOCKOUT_S = int(os.environ.get("ARENA_LOGIN_LOCKOUT_S", "900"))
+AXES_ENABLED = env_bool("ARENA_LOGIN_THROTTLE", True)
+AXES_FAILURE_LIMIT = ARENA_LOGIN_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=ARENA_LOGIN_LOCKOUT_S)
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
+AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
+AXES_VERBOSE = False
+#: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
+#: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
+ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
 #: Serve /static/ from STATIC_ROOT through Django (after collectstatic) when no proxy does.
 ARENA_SERVE_STATIC = env_bool("ARENA_SERVE_STATIC", False)

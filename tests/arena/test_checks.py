@@ -70,3 +70,29 @@ def test_on_turn_inherited_from_a_base_in_the_file_counts() -> None:
         b'class Agent(Base):\n    GAME = "simple-card"\n'
     )
     assert check_upload(source, max_bytes=LIMIT).ok
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "-" * 50_000 + "1",  # MemoryError in CPython's parser
+        "x = " + "not " * 30_000 + "1",  # MemoryError
+        "x = " + "+".join(["1"] * 50_000),  # RecursionError building the tree
+        "x = " + "+".join(["1"] * 2_000),  # parses, but nests 2,000 deep
+        "x = a" + ".b" * 600,  # an attribute chain 600 deep
+    ],
+    ids=["50k-minus", "30k-not", "50k-sum", "2k-sum", "600-attributes"],
+)
+def test_sources_that_exhaust_the_parser_are_refused_by_the_depth_rule(source: str) -> None:
+    checked = check_upload(source.encode(), max_bytes=LIMIT)
+    assert not checked.ok
+    assert checked.problems[0].rule == "depth"
+    assert "500 levels" in checked.problems[0].message
+
+
+def test_depth_limit_is_a_parameter_and_deep_but_legal_code_passes() -> None:
+    chain = "if x:\n    pass\n" + "".join(f"elif x == {i}:\n    pass\n" for i in range(300))
+    source = GOOD + "\n\ndef f(x):\n" + "".join("    " + line + "\n" for line in chain.splitlines())
+    assert check_upload(source.encode(), max_bytes=LIMIT).ok
+    shallow = check_upload(source.encode(), max_bytes=LIMIT, max_depth=50)
+    assert shallow.problems[0].rule == "depth" and shallow.problems[0].line is not None

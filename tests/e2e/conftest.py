@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from tests.conftest import require_part
 from tests.e2e.parts import (
@@ -89,7 +90,7 @@ def stack() -> Iterator[Stack]:
                 "worker",
                 "-B",
                 "-Q",
-                "matches,celery",
+                ",".join(settings.ARENA_WORKER_QUEUES),
                 "--concurrency",
                 "2",
                 "--loglevel",

@@ -33,7 +33,7 @@ import json
 from django.db import transaction
 from arena.accounts.models import User
 from arena.matches.models import Match
-from arena.matches.services import match_create
+from arena.workflows.dispatch import match_schedule as match_create
 from arena.submissions.models import Submission
 from arena.submissions.services import house_submission_ensure, submission_create
 from games.core import get_game_spec

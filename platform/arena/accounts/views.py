@@ -16,7 +16,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        # Two backends (django-axes first): name the one that knows passwords.
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("submissions:upload")
     return render(request, "accounts/signup.html", {"form": form})
 

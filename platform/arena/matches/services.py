@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from datetime import timedelta
 
 from django.conf import settings
-from django.utils import timezone
 
 from arena.accounts.models import User
-from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_set_status
 from arena.submissions.models import Submission
 from arena.submissions.services import house_submission_ensure
+from arena.throttles import hourly_quota_check, user_lock
 from games.core import get_game_spec
 
 
@@ -67,6 +66,8 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
     else:
         try:
             other_id = int(opponent)
+            if not 0 < other_id < 2**63:
+                raise ValueError(other_id)
         except (TypeError, ValueError):
             raise Refused(
                 f'opponent {opponent!r}: use "house:<bot>" or the id of one of your submissions'
@@ -76,15 +77,15 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
             raise Forbidden("you can only train against house bots or your own submissions")
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
-    window_start = timezone.now() - timedelta(hours=1)
-    limit = settings.ARENA_TRAINING_PER_HOUR
-    recent = Match.objects.filter(
-        kind=Match.Kind.TRAINING, requested_by=user, created__gte=window_start
-    ).count()
-    if recent >= limit:
-        raise RateLimited(
-            f"you started {recent} training matches in the last hour; the limit is {limit} an hour"
-        )
+    # Count and insert under the user's row lock (the caller's transaction): concurrent requests
+    # cannot all see the same count (DESIGN.md: quotas are atomic).
+    user_lock(user)
+    hourly_quota_check(
+        recent=Match.objects.filter(kind=Match.Kind.TRAINING, requested_by=user),
+        limit=settings.ARENA_TRAINING_PER_HOUR,
+        what="training matches",
+        field="created",
+    )
     return match_create(
         kind=Match.Kind.TRAINING,
         submissions=[submission, other],

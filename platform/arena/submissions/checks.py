@@ -11,6 +11,11 @@ from dataclasses import dataclass
 
 from games.core import available_game_ids
 
+#: How deep an upload's syntax tree may nest (expressions inside expressions, blocks inside
+#: blocks, a 500-branch elif chain). Real agents stay far below; CPython's compiler gives up
+#: somewhere between 1,000 and 3,000 and its parser with MemoryError or RecursionError.
+MAX_AST_DEPTH = 500
+
 
 @dataclass(frozen=True)
 class UploadProblem:
@@ -57,7 +62,7 @@ def _refuse(rule: str, message: str, line: int | None = None, source: str = "") 
     return CheckedSource(source=source, game=None, problems=(problem,))
 
 
-def check_upload(data: bytes, *, max_bytes: int) -> CheckedSource:
+def check_upload(data: bytes, *, max_bytes: int, max_depth: int = MAX_AST_DEPTH) -> CheckedSource:
     """Check an uploaded ``agent.py``; stops at the first rule broken (later ones depend on it)."""
     if not data.strip():
         return _refuse("empty", "the file is empty: upload your agent.py with a class Agent")
@@ -82,17 +87,42 @@ def check_upload(data: bytes, *, max_bytes: int) -> CheckedSource:
             "save it as UTF-8",
             line,
         )
-    return check_source(source)
+    return check_source(source, max_depth=max_depth)
 
 
-def check_source(source: str) -> CheckedSource:
-    """The checks that need the text: it parses, defines Agent with a known GAME and on_turn."""
+def ast_depth(tree: ast.AST, limit: int) -> tuple[int, int | None]:
+    """The tree's nesting depth (iteratively: no recursion), stopping at the first node deeper
+    than ``limit``; returns (depth, line of that node or None)."""
+    deepest = 0
+    todo: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > limit:
+            return depth, getattr(node, "lineno", None)
+        deepest = max(deepest, depth)
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, None
+
+
+def check_source(source: str, *, max_depth: int = MAX_AST_DEPTH) -> CheckedSource:
+    """The checks that need the text: it parses (within a bounded depth), defines Agent with a
+    known GAME and on_turn."""
+    if "\x00" in source:
+        line = source[: source.index("\x00")].count("\n") + 1
+        return _refuse("utf8", "the file contains a NUL character; upload Python source text", line)
     try:
         tree = ast.parse(source, filename="agent.py")
     except SyntaxError as exc:
         return _refuse(
             "syntax", f"Python cannot parse the file: {exc.msg}", exc.lineno, source=source
         )
+    except (MemoryError, RecursionError):
+        # CPython's parser gives up on very deep expressions (50,000 `-` signs, 30,000 `not`s,
+        # a 50,000-term sum) with these instead of a SyntaxError.
+        return _refuse("depth", _too_deep(max_depth), source=source)
+    depth, line = ast_depth(tree, max_depth)
+    if depth > max_depth:
+        return _refuse("depth", _too_deep(max_depth), line, source=source)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     agent = classes.get("Agent")
     if agent is None:
@@ -126,6 +156,13 @@ def check_source(source: str) -> CheckedSource:
             source=source,
         )
     return CheckedSource(source=source, game=game, problems=())
+
+
+def _too_deep(max_depth: int) -> str:
+    return (
+        f"the code nests too deeply (the limit is {max_depth} levels of expressions and blocks): "
+        "split long expressions and deeply nested code into smaller statements or functions"
+    )
 
 
 def _class_chain(agent: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:

@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, Refused
-from arena.submissions.checks import check_source, check_upload
+from arena.submissions.checks import check_upload
 from arena.submissions.models import Agent, Submission
 from games.core import get_game_spec
 
@@ -43,13 +43,15 @@ def submission_create(
     Its validation match is the upload workflow's business (``arena.workflows.submissions``).
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails.
     """
+    limits = {
+        "max_bytes": settings.ARENA_UPLOAD_MAX_BYTES,
+        "max_depth": settings.ARENA_UPLOAD_MAX_AST_DEPTH,
+    }
     if data is not None:
-        checked = check_upload(data, max_bytes=settings.ARENA_UPLOAD_MAX_BYTES)
+        checked = check_upload(data, **limits)
     else:
         encoded = (source or "").encode("utf-8", errors="surrogatepass")
-        checked = check_upload(encoded, max_bytes=settings.ARENA_UPLOAD_MAX_BYTES)
-        if checked.ok:
-            checked = check_source(source or "")
+        checked = check_upload(encoded, **limits)
     if not checked.ok or checked.game is None:
         first = checked.problems[0]
         shown = PurePath(filename).name if filename else "agent.py"

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from arena.errors import Forbidden, NotFound, Refused
+from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
 from arena.matches.selectors import match_log
 from arena.ratings.charts import rating_chart_svg
@@ -48,6 +48,12 @@ def upload(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
             )
+        except RateLimited as exc:
+            return _throttled(
+                request,
+                render(request, "submissions/upload.html", {"form": form, "error": exc.message}),
+                exc,
+            )
         except Refused as exc:
             error, problems = exc.message, exc.details
         else:
@@ -55,6 +61,13 @@ def upload(request: HttpRequest) -> HttpResponse:
     return render(
         request, "submissions/upload.html", {"form": form, "error": error, "problems": problems}
     )
+
+
+def _throttled(request: HttpRequest, page: HttpResponse, exc: RateLimited) -> HttpResponse:
+    """The page that says when to retry, as a 429 with ``Retry-After``."""
+    page.status_code = 429
+    page["Retry-After"] = str(exc.retry_after_s)
+    return page
 
 
 @login_required
@@ -134,6 +147,9 @@ def train(request: HttpRequest, submission_id: int) -> HttpResponse:
             opponent=request.POST.get("opponent", ""),
             timed=bool(request.POST.get("timed")),
         )
+    except RateLimited as exc:
+        messages.error(request, exc.message)
+        return _throttled(request, detail(request, submission.pk), exc)
     except Refused as exc:
         messages.error(request, exc.message)
         return redirect("submissions:detail", submission_id=submission.pk)

@@ -22,11 +22,19 @@ MATCH_RUN_TASK = "arena.workflows.tasks.match_run_task"
 MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
 
 
+def match_queue(match: Match) -> str:
+    """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
+    anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
+    return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
+
+
 def match_enqueue(match_id: int) -> None:
-    """Send the match to the ``matches`` queue with time limits from its game."""
+    """Send the match to its queue with time limits from its game."""
     match = Match.objects.get(pk=match_id)
     soft, hard = match_time_limits_s(match)
-    app.tasks[MATCH_RUN_TASK].apply_async(args=[match_id], soft_time_limit=soft, time_limit=hard)
+    app.tasks[MATCH_RUN_TASK].apply_async(
+        args=[match_id], queue=match_queue(match), soft_time_limit=soft, time_limit=hard
+    )
 
 
 def match_enqueue_on_commit(match_id: int) -> None:

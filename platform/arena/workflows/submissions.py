@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 
 from arena.accounts.models import User
@@ -9,8 +10,39 @@ from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
 from arena.submissions import services as submission_services
 from arena.submissions.models import Submission
+from arena.throttles import hourly_quota_check, in_flight_check, user_lock
 from arena.workflows.dispatch import match_schedule
 from games.core import MatchRecord
+
+
+def upload_throttle_check(*, owner: User) -> None:
+    """Refuse (429) an upload over ``ARENA_UPLOADS_PER_HOUR`` or ``ARENA_VALIDATIONS_IN_FLIGHT``.
+
+    Call inside the transaction that creates the submission: it takes the user's row lock.
+    """
+    user_lock(owner)
+    hourly_quota_check(
+        recent=Submission.objects.filter(agent__owner=owner),
+        limit=settings.ARENA_UPLOADS_PER_HOUR,
+        what="uploads",
+        field="created",
+    )
+    in_flight = (
+        Match.objects.filter(
+            kind=Match.Kind.VALIDATION,
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            participants__seat=0,
+            participants__submission__agent__owner=owner,
+        )
+        .distinct()
+        .count()
+    )
+    in_flight_check(
+        in_flight=in_flight,
+        limit=settings.ARENA_VALIDATIONS_IN_FLIGHT,
+        what="self-play validations",
+        retry_after_s=settings.ARENA_VALIDATION_RETRY_AFTER_S,
+    )
 
 
 @transaction.atomic
@@ -24,8 +56,11 @@ def submission_upload(
 ) -> Submission:
     """Check and store an upload, and queue its self-play validation once committed.
 
-    Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails.
+    Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails, and
+    ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
+    flight (checked under the user's row lock, so concurrent uploads cannot all slip through).
     """
+    upload_throttle_check(owner=owner)
     submission = submission_services.submission_create(
         owner=owner, data=data, source=source, name=name, filename=filename
     )

@@ -69,7 +69,7 @@ class Command(BaseCommand):
                 "worker",
                 "-B",
                 "-Q",
-                "matches,celery",
+                ",".join(settings.ARENA_WORKER_QUEUES),
                 "--concurrency",
                 str(options["concurrency"]),
                 "--loglevel",
