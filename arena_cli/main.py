@@ -2,9 +2,9 @@
 
 Subcommands live in their own modules, each with ``register(subparsers)`` that adds its parser
 and sets ``func``: ``games`` and ``simulate`` (house bots in-process), ``strength`` (house-bot
-strength tables), ``play`` (a local match in the sandbox), ``submit`` (upload through the JSON
-API). This package imports ``games`` and
-``sandbox`` but never Django.
+strength tables), ``playthroughs`` (golden recordings), ``play`` (a local match in the sandbox),
+``submit`` (upload through the JSON API). This package imports ``games`` and ``sandbox`` but
+never Django.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "arena_cli.games_cmd",
     "arena_cli.strength_cmd",
+    "arena_cli.playthrough_cmd",
     "arena_cli.play_cmd",
     "arena_cli.submit_cmd",
 )

@@ -14,6 +14,7 @@ recordings).
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,8 @@ class Playthrough:
         return f"{self.bots[0]}--{self.bots[1]}--seed{self.seed}.txt"
 
 
-#: Per game, the matches recorded. Default rules except where a full match would make a file of
-#: megabytes (poker's 100 hands repeat every finished hand in each state's history).
+#: Per game, the matches recorded. Default rules, with fewer rounds where a full match would make
+#: a file of megabytes (every state repeats the history of the match so far).
 PLAYTHROUGHS: dict[str, tuple[Playthrough, ...]] = {
     "simple-card": (
         Playthrough(("random", "highest"), 1),
@@ -55,8 +56,8 @@ PLAYTHROUGHS: dict[str, tuple[Playthrough, ...]] = {
         Playthrough(("grudger", "always-steal"), 2),
     ),
     "liars-dice": (
-        Playthrough(("reader", "probability"), 1),
-        Playthrough(("random", "reader"), 2),
+        Playthrough(("reader", "probability"), 1, {"rounds": 2}),
+        Playthrough(("random", "reader"), 2, {"rounds": 2}),
     ),
     "nil-recruitment": (
         Playthrough(("shading", "proportional"), 1),
@@ -71,7 +72,7 @@ PLAYTHROUGHS: dict[str, tuple[Playthrough, ...]] = {
         Playthrough(("random", "strong"), 2),
     ),
     "chess": (
-        Playthrough(("greedy", "random"), 1),
+        Playthrough(("greedy", "random"), 1, {"games": 1}),
         Playthrough(("random", "greedy"), 2, {"games": 1}),
     ),
     "poker": (
@@ -140,6 +141,38 @@ def recorded_version(text: str) -> int | None:
         if line.startswith("# version:"):
             return int(line.split(":", 1)[1])
     return None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A recording replayed: ``diff`` is empty when identical; ``stale`` when the game's version
+    is newer than the recording's (a deliberate rule change waiting to be recorded again)."""
+
+    path: Path
+    diff: str
+    recorded_version: int | None
+    version: int
+
+    @property
+    def stale(self) -> bool:
+        """Whether the version was bumped since the recording was made."""
+        return self.recorded_version is not None and self.recorded_version < self.version
+
+
+def replay(game_id: str, playthrough: Playthrough, *, context_lines: int = 12) -> Replay:
+    """Play a recorded match again and compare; the diff keeps its first ``context_lines``."""
+    path = playthrough_dir(game_id) / playthrough.filename
+    recorded = path.read_text(encoding="utf-8") if path.is_file() else ""
+    replayed = record_playthrough(game_id, playthrough)
+    lines = difflib.unified_diff(
+        recorded.splitlines(keepends=True),
+        replayed.splitlines(keepends=True),
+        fromfile=f"{path.name} (recorded)",
+        tofile="replayed",
+        n=0,
+    )
+    diff = "".join(list(lines)[:context_lines])
+    return Replay(path, diff, recorded_version(recorded), get_game_spec(game_id).version)
 
 
 def write_playthroughs(game_id: str) -> list[Path]:
