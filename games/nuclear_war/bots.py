@@ -3,15 +3,17 @@
 * ``always-yield`` and ``always-stand``: the two pure strategies.
 * ``equilibrium``: stands with the symmetric equilibrium probability of each escalation level,
   found by backward induction over the hidden threshold (about 3 in 4 at L = 0).
-* ``reputation``: plays for the match, which the higher total wins. In the score *difference*
-  standing weakly dominates (stand/yield gains 100 on the opponent, every other cell is even), so
-  while the match is in doubt it stands. Once its lead is safe (more than a pot per crisis left)
-  it plays for points instead: it counts how often the opponent stood at each level in earlier
-  crises (and earlier steps of this one) and best-responds to that estimate by backward
-  induction, yielding to a stander to avoid war and standing against a yielder.
+* ``tit-for-tat``: yields in the first crisis, then opens each crisis with what the opponent
+  opened the previous one with.
+* ``grudger``: yields until the opponent stands once, then stands for the rest of the match.
+* ``reputation``: plays for points, since the ladder ranks nuclear war by mean payoff per match
+  (a ladder of wins would crown ``always-stand``, which never falls behind). It keeps the peace
+  with a peaceful opponent (standing only in the last crisis, which has no future to protect);
+  once the opponent has stood it counts how often it stood at each level and best-responds by
+  backward induction, yielding to a stander rather than sharing a war.
 
-A consequence of "higher total wins": nothing can beat ``always-stand`` (the best answer is to
-stand too, which ends every crisis in war and the match in a draw).
+With retaliators in the field ``always-stand`` earns little (every crisis with them ends in war):
+``arena strength --game nuclear-war`` ranks ``reputation`` first and ``always-stand`` fourth.
 """
 
 from __future__ import annotations
