@@ -177,7 +177,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}"
     )
     if s["ranking"] == "mean_payoff":
-        print("ranked by mean payoff per match (95 % interval):")
+        print("ranked by mean payoff per match (95 % interval; a ladder takes it over the field):")
         for bot, m in zip(bots, s["mean_payoff"], strict=True):
             interval = "" if m["ci95_low"] is None else f"  [{m['ci95_low']:g}, {m['ci95_high']:g}]"
             print(f"  {bot}: {m['mean']:g}{interval}")

@@ -62,6 +62,8 @@ def strength_table(
             print(f"arena strength: {game_id} {a} vs {b} ...", file=sys.stderr, flush=True)
 
     robin = play_round_robin(game_id, matches_per_pair=matches, seed=seed, on_match=on_match)
+    duration_s = time.perf_counter() - began
+    played = matches * len(robin.pairs)
     return {
         "game": game_id,
         "version": robin.version,
@@ -69,7 +71,8 @@ def strength_table(
         "matches_per_pair": matches,
         "seed": seed,
         "command": f"arena strength --game {game_id} --matches {matches} --seed {seed} --write",
-        "duration_s": round(time.perf_counter() - began, 1),
+        "duration_s": round(duration_s, 1),
+        "seconds_per_match": round(duration_s / max(played, 1), 2),
         "standings": robin.standings(min_matches=1),
         "pairs": [pair.to_dict() for pair in robin.pairs],
     }
