@@ -15,6 +15,7 @@ from games.core import (
     get_game_spec,
     play_match,
 )
+from games.core.ranking import elo_ratings, payoff_summary
 
 
 def register(subparsers: Any) -> None:
@@ -40,13 +41,19 @@ def cmd_games(args: argparse.Namespace) -> int:
     for game_id in available_game_ids():
         spec = get_game_spec(game_id)
         rows.append(
-            {"id": game_id, "title": spec.title, "version": spec.version, "bots": list(spec.bots)}
+            {
+                "id": game_id,
+                "title": spec.title,
+                "version": spec.version,
+                "ranking": spec.ranking,
+                "bots": list(spec.bots),
+            }
         )
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
-        print(f"{row['id']:<16} v{row['version']}  {row['title']}")
+        print(f"{row['id']:<16} v{row['version']}  {row['title']}  (ranked by {row['ranking']})")
         print(f"{'':<16}     house bots: {', '.join(row['bots'])}")
     return 0
 
@@ -87,11 +94,41 @@ def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str
         "wins": wins,
         "draws": draws,
         "mean_scores": [round(t / max(matches, 1), 3) for t in totals],
+        **ranking_measure(spec.ranking, bots, results),
     }
     bb = _bb_per_100(results)
     if bb is not None:
         summary["bb_per_100"] = bb
     return {"game": game_id, "bots": bots, "matches": results, "summary": summary}
+
+
+def ranking_measure(ranking: str, bots: list[str], results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The game's ladder measure over these matches, per seat (``Game.ranking``).
+
+    ``mean_payoff``: each seat's mean score per match with its 95 % interval; ``elo``: each
+    seat's Elo after the matches in order (both start at 1200). Both carry ``ranking``.
+    """
+    if ranking == "mean_payoff":
+        measure = []
+        for seat in range(len(bots)):
+            summary = payoff_summary([m["scores"][seat] for m in results], min_matches=0)
+            measure.append(
+                {
+                    "mean": round(summary.mean, 3),
+                    "ci95_low": None if summary.ci_low is None else round(summary.ci_low, 3),
+                    "ci95_high": None if summary.ci_high is None else round(summary.ci_high, 3),
+                    "matches": summary.matches,
+                }
+            )
+        return {"ranking": ranking, "mean_payoff": measure}
+    # Seats, not names: a bot may play itself.
+    seats = [str(i) for i in range(len(bots))]
+    outcomes = [
+        (seats[0], seats[1], 0.5 if m["winner"] is None else 1.0 if m["winner"] == 0 else 0.0)
+        for m in results
+    ]
+    ratings = elo_ratings(outcomes)
+    return {"ranking": ranking, "elo": [round(ratings.get(s, 1200.0), 1) for s in seats]}
 
 
 def _bb_per_100(results: list[dict[str, Any]]) -> list[float] | None:
@@ -139,6 +176,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"\n{bots[0]} {s['wins'][0]} wins, {bots[1]} {s['wins'][1]} wins, {s['draws']} draws; "
         f"mean scores {s['mean_scores'][0]:g} / {s['mean_scores'][1]:g}"
     )
+    if s["ranking"] == "mean_payoff":
+        print("ranked by mean payoff per match (95 % interval; a ladder takes it over the field):")
+        for bot, m in zip(bots, s["mean_payoff"], strict=True):
+            interval = "" if m["ci95_low"] is None else f"  [{m['ci95_low']:g}, {m['ci95_high']:g}]"
+            print(f"  {bot}: {m['mean']:g}{interval}")
+    else:
+        print(f"ranked by Elo (from 1200): {bots[0]} {s['elo'][0]:g}, {bots[1]} {s['elo'][1]:g}")
     if "bb_per_100" in s:
         print(f"BB/100: {bots[0]} {s['bb_per_100'][0]:+g}, {bots[1]} {s['bb_per_100'][1]:+g}")
     return 0

@@ -1,9 +1,10 @@
 """``arena``: the command line for participants and operators.
 
 Subcommands live in their own modules, each with ``register(subparsers)`` that adds its parser
-and sets ``func``: ``games`` and ``simulate`` (house bots in-process), ``play`` (a local match in
-the sandbox), ``submit`` (upload through the JSON API). This package imports ``games`` and
-``sandbox`` but never Django.
+and sets ``func``: ``games`` and ``simulate`` (house bots in-process), ``strength`` (house-bot
+strength tables), ``playthroughs`` (golden recordings), ``play`` (a local match in the sandbox),
+``submit`` (upload through the JSON API). This package imports ``games`` and ``sandbox`` but
+never Django.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ import sys
 from collections.abc import Sequence
 
 #: Modules that register subcommands, in the order ``arena --help`` lists them.
-COMMAND_MODULES = ("arena_cli.games_cmd", "arena_cli.play_cmd", "arena_cli.submit_cmd")
+COMMAND_MODULES = (
+    "arena_cli.games_cmd",
+    "arena_cli.strength_cmd",
+    "arena_cli.playthrough_cmd",
+    "arena_cli.play_cmd",
+    "arena_cli.submit_cmd",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

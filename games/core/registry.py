@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -96,6 +97,15 @@ class GameSpec:
     def rules_markdown(self) -> str:
         """The game's ``rules.md``."""
         return (self.package_dir / "rules.md").read_text(encoding="utf-8")
+
+    def strength_table(self) -> dict[str, Any] | None:
+        """The house bots' strength table (``strength.json``, made by ``arena strength --write``),
+        or ``None`` when the game has none yet."""
+        path = self.package_dir / "strength.json"
+        if not path.is_file():
+            return None
+        table: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return table
 
     def starter_source(self) -> str:
         """The game's ``starter_agent.py``."""

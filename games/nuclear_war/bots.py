@@ -3,15 +3,17 @@
 * ``always-yield`` and ``always-stand``: the two pure strategies.
 * ``equilibrium``: stands with the symmetric equilibrium probability of each escalation level,
   found by backward induction over the hidden threshold (about 3 in 4 at L = 0).
-* ``reputation``: plays for the match, which the higher total wins. In the score *difference*
-  standing weakly dominates (stand/yield gains 100 on the opponent, every other cell is even), so
-  while the match is in doubt it stands. Once its lead is safe (more than a pot per crisis left)
-  it plays for points instead: it counts how often the opponent stood at each level in earlier
-  crises (and earlier steps of this one) and best-responds to that estimate by backward
-  induction, yielding to a stander to avoid war and standing against a yielder.
+* ``tit-for-tat``: yields in the first crisis, then opens each crisis with what the opponent
+  opened the previous one with.
+* ``grudger``: yields until the opponent stands once, then stands for the rest of the match.
+* ``reputation``: plays for points, since the ladder ranks nuclear war by mean payoff per match
+  (a ladder of wins would crown ``always-stand``, which never falls behind). It keeps the peace
+  with a peaceful opponent (standing only in the last crisis, which has no future to protect);
+  once the opponent has stood it counts how often it stood at each level and best-responds by
+  backward induction, yielding to a stander rather than sharing a war.
 
-A consequence of "higher total wins": nothing can beat ``always-stand`` (the best answer is to
-stand too, which ends every crisis in war and the match in a draw).
+With retaliators in the field ``always-stand`` earns little (every crisis with them ends in war):
+``arena strength --game nuclear-war`` ranks ``reputation`` first and ``always-stand`` fourth.
 """
 
 from __future__ import annotations
@@ -144,46 +146,96 @@ class EquilibriumBot:
         return {"type": "commit", "choice": "stand" if stand else "yield"}
 
 
+class TitForTatBot:
+    """Yields in the first crisis; in each later one does what the opponent did first last time."""
+
+    GAME = "nuclear-war"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Announce the rule, then mirror the opponent's first choice of the previous crisis."""
+        previous = state["history"][-1]["opponent_choices"][:1] if state["history"] else []
+        choice = "stand" if previous == ["stand"] else "yield"
+        if state["phase"] == "negotiate":
+            return {
+                "type": "message",
+                "text": f"You chose {previous[0]} last time; so do I."
+                if previous
+                else "I do to you what you do to me.",
+            }
+        return {"type": "commit", "choice": choice}
+
+
+class GrudgerBot:
+    """Yields until the opponent stands once, then stands for the rest of the match."""
+
+    GAME = "nuclear-war"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Warn, then yield while the opponent never stood; stand forever after."""
+        crises = [h["opponent_choices"] for h in state["history"]]
+        crises.append(state.get("opponent_choices", []))
+        wronged = any("stand" in choices for choices in crises)
+        if state["phase"] == "negotiate":
+            text = (
+                "You stood against me. Now I stand."
+                if wronged
+                else "Stand once and I never yield again."
+            )
+            return {"type": "message", "text": text}
+        return {"type": "commit", "choice": "stand" if wronged else "yield"}
+
+
 class ReputationBot(EquilibriumBot):
-    """Stands while the match is in doubt; with a safe lead, answers the opponent's record."""
+    """Plays for points against what the opponent has shown, and keeps the peace with the peaceful.
+
+    The ladder ranks nuclear war by mean payoff per match, so this bot maximises its own points:
+
+    * it opens the match by yielding (a retaliator, met with a stand, would stand for good);
+    * against an opponent that has yielded at the first step of every crisis it yields too (50
+      each beats a war started by a grudge), until the last crisis, which has no future to protect:
+      there it stands;
+    * once the opponent has stood, it counts how often the opponent stood at each level (a prior
+      of the equilibrium) and plays the best response by backward induction: it yields to a
+      stander instead of sharing a war, and stands against a bluffer who backs down later.
+    """
 
     #: Pseudo-observations of the equilibrium prior at each level.
     PRIOR_WEIGHT = 1.0
-
-    def lead_is_safe(self, state: dict[str, Any]) -> bool:
-        """Whether losing every remaining crisis by a full pot would still win the match."""
-        remaining = self.total_rounds - int(state["round"]) + 1
-        lead = float(state["your_score"]) - float(state["opponent_score"])
-        return lead > self.payoffs.pot * remaining
 
     def estimate(self, state: dict[str, Any]) -> list[float]:
         """The opponent's estimated P(stand) at each level."""
         stands = [q * self.PRIOR_WEIGHT for q in self.chances]
         seen = [self.PRIOR_WEIGHT] * len(self.chances)
-        crises = [h["opponent_choices"] for h in state["history"]]
-        crises.append(state.get("opponent_choices", []))
-        for choices in crises:
+        for choices in self._opponent_crises(state):
             for level, choice in enumerate(choices[: len(seen)]):
                 seen[level] += 1
                 stands[level] += choice == "stand"
         return [s / n for s, n in zip(stands, seen, strict=True)]
 
+    @staticmethod
+    def _opponent_crises(state: dict[str, Any]) -> list[list[str]]:
+        crises = [list(h["opponent_choices"]) for h in state["history"]]
+        crises.append(list(state.get("opponent_choices", [])))
+        return crises
+
     def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Say what it has seen, then play the best response to it."""
-        estimate = self.estimate(state)
-        level = min(int(state["escalation_level"]), len(self.chances) - 1)
+        """Say what it has seen, then play for points."""
+        opponent = self._opponent_crises(state)
+        peaceful = not any("stand" in choices for choices in opponent)
         if state["phase"] == "negotiate":
             past = [h["opponent_choices"][:1] for h in state["history"]]
             yielded = sum(1 for c in past if c == ["yield"])
             text = (
                 f"You yielded first in {yielded} of {len(past)} crises. I have noticed."
                 if past
-                else "I answer how you play. Choose wisely."
+                else "I answer how you play. Yield and so will I."
             )
             return {"type": "message", "text": text}
-        if not self.lead_is_safe(state):
-            return {"type": "commit", "choice": "stand"}
-        stand, yield_ = best_response_values(self.payoffs, estimate)[level]
+        if peaceful:
+            last_crisis = int(state["round"]) >= self.total_rounds
+            return {"type": "commit", "choice": "stand" if last_crisis else "yield"}
+        level = min(int(state["escalation_level"]), len(self.chances) - 1)
+        stand, yield_ = best_response_values(self.payoffs, self.estimate(state))[level]
         return {"type": "commit", "choice": "stand" if stand > yield_ else "yield"}
 
 
@@ -191,5 +243,7 @@ BOTS: dict[str, type] = {
     "always-yield": AlwaysYieldBot,
     "always-stand": AlwaysStandBot,
     "equilibrium": EquilibriumBot,
+    "tit-for-tat": TitForTatBot,
+    "grudger": GrudgerBot,
     "reputation": ReputationBot,
 }

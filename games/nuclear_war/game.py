@@ -26,6 +26,7 @@ class NuclearWarGame(Game):
     game_type = "nuclear-war"
     title = "Nuclear War"
     version = 1
+    ranking = "mean_payoff"
     config_class = NuclearWarConfig
     simultaneous_phases = frozenset({"commit"})
     config: NuclearWarConfig

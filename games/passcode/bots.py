@@ -4,11 +4,11 @@
   cycle, where passing is worth nothing).
 * ``solver``: probes only codes consistent with every answer so far (the first in a fixed
   shuffled order), and guesses like ``random``.
-* ``strong``: probes by minimax (the probe whose worst answer leaves the fewest codes; never more
-  than 7 probes to pin the code down) and races: when two or three codes are left it guesses if
-  the opponent is likely to crack the code first (judged from the cycles in which it cracked
-  earlier codes; until it has cracked one, it never gambles), since a wrong guess only locks it
-  out of this round.
+* ``strong``: probes with the quickest prober (the probe after which the fewest codes still
+  share an answer: it knows the code after 4.55 probes on average, the solver after 4.9) and
+  races: when two or three codes are left it guesses if the opponent is likely to crack the code
+  first (judged from the cycles in which it cracked earlier codes; until it has cracked one, it
+  never gambles), since a wrong guess only locks it out of this round.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from games.passcode.solver import (
     ALL_CODES,
     FIRST_PROBE,
     History,
-    best_probe,
     consistent,
+    quickest_probe,
     score,
 )
 
@@ -75,7 +75,7 @@ class SolverBot(RandomBot):
 
 
 class StrongBot(RandomBot):
-    """Minimax probes and a guessing rule that weighs the lock-out against the race."""
+    """Quick probes and a guessing rule that weighs the lock-out against the race."""
 
     #: P(an opponent like this bot pins the code down at cycle c, given not earlier), cycles 1..7.
     PRIOR_CRACK = (0.0, 0.0, 0.04, 0.35, 0.9, 1.0, 1.0)
@@ -86,11 +86,11 @@ class StrongBot(RandomBot):
         answers = {score(FIRST_PROBE, code) for code in ALL_CODES}
         for answer in sorted(answers):
             if answer != (4, 0):
-                best_probe(((FIRST_PROBE, answer),))
+                quickest_probe(((FIRST_PROBE, answer),))
 
     def question(self, state: dict[str, Any], remaining: tuple[str, ...]) -> str:
-        """The minimax probe."""
-        return best_probe(qa_history(state))
+        """The probe that pins the code down soonest on average."""
+        return quickest_probe(qa_history(state))
 
     def crack_chance(self, state: dict[str, Any], cycle: int) -> float:
         """P(the opponent guesses right at ``cycle``, given it has not guessed before)."""

@@ -61,7 +61,10 @@ class PokerGame(Game):
 
     game_type = "poker"
     title = "Heads-Up No-Limit Texas Hold'em"
-    version = 1
+    #: 2: ``call`` with nothing owed checks, ``all_in`` with raising closed calls, an explicit
+    #: call amount must equal what is owed, and ``round_result.pot`` is the contested pot (the
+    #: uncalled chips returned are reported apart, in ``returned``).
+    version = 2
     config_class = PokerConfig
     config: PokerConfig
 
@@ -251,8 +254,8 @@ class PokerGame(Game):
         if self._over:
             raise IllegalActionError("the match is over")
         player = self.to_act
-        kind = action.get("action_type")
         owed = self.to_call(player)
+        kind = self.normalized_type(player, action)
         if kind == "fold":
             self._record(player, "fold")
             result = self._finish_hand(winner=self.opponent_of(player), showdown=False)
@@ -267,8 +270,6 @@ class PokerGame(Game):
                 )
             self._record(player, "check")
         elif kind == "call":
-            if not owed:
-                raise IllegalActionError("there is nothing to call: check, or bet with raise")
             self._put(player, owed)
             self._record(player, "call", owed)
         elif kind in ("raise", "all_in"):
@@ -298,6 +299,37 @@ class PokerGame(Game):
         if finished is not None:
             info["round_result"] = finished
         return info, self._over
+
+    def normalized_type(self, player: str, action: Action) -> str:
+        """The action type ``step`` applies for ``player``: what a player would expect to work.
+
+        ``call`` with nothing owed is a check; ``all_in`` while raising is closed is a call (or a
+        check when nothing is owed). A ``call`` that names an amount must name exactly what is
+        owed: an under-call is refused (seed 003), with the amount owed in the reason.
+        """
+        kind = action.get("action_type")
+        owed = self.to_call(player)
+        if kind == "call":
+            self.check_call_amount(player, action.get("amount"))
+            return "call" if owed else "check"
+        if kind == "all_in" and not self.can_raise(player):
+            return "call" if owed else "check"
+        return str(kind)
+
+    def check_call_amount(self, player: str, amount: Any) -> None:
+        """Refuse a call whose explicit ``amount`` is not what ``player`` owes (``None``: fine)."""
+        if amount is None:
+            return
+        owed = self.to_call(player)
+        if isinstance(amount, float) and amount.is_integer():
+            amount = int(amount)
+        if isinstance(amount, int) and not isinstance(amount, bool) and amount == owed:
+            return
+        what = f"you owe {owed} to call" if owed else "you owe nothing: check"
+        raise IllegalActionError(
+            f'call amount {amount!r} is not what you owe: {what}. Send {{"type": "call"}} '
+            f"without an amount to call {owed}, or fold, or raise ({self._range_text(player)})"
+        )
 
     def _raise_target(self, action: Action) -> int:
         amount = action.get("amount")
@@ -368,13 +400,19 @@ class PokerGame(Game):
             net[loser] = -net[winner]
         for p in self.players:
             self.scores[p] += net[p]
+        # Chips beyond the matched amount were never called: they go back to whoever bet them
+        # and are not part of the pot the hand was played for.
+        returned = paid[a] + paid[b] - 2 * matched
+        returned_to = None if not returned else a if paid[a] > paid[b] else b
         record: dict[str, Any] = {
             "hand": self.hand_number,
             "button": self.button,
             "showdown": showdown,
             "winner": winner,
             "net": net,
-            "pot": paid[a] + paid[b],
+            "pot": 2 * matched,
+            "returned": returned,
+            "returned_to": returned_to,
             "board": list(self.full_board[: BOARD_CARDS[self.street]]),
             "cards": {p: list(self.hole[p]) for p in self.players} if showdown else None,
             "hand_classes": {p: hand_class(r) for p, r in ranks.items()} if showdown else None,
@@ -411,6 +449,12 @@ class PokerGame(Game):
             "opponent_hand": classes[opponent] if classes else None,
             "board": list(record["board"]),
             "pot": record["pot"],
+            "returned": record["returned"],
+            "returned_to": None
+            if record["returned_to"] is None
+            else "you"
+            if record["returned_to"] == player
+            else "opponent",
             "your_stack": self.config.starting_stack + net[player],
             "opponent_stack": self.config.starting_stack + net[opponent],
         }

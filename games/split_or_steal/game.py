@@ -23,6 +23,7 @@ class SplitOrStealGame(Game):
     game_type = "split-or-steal"
     title = "Split or Steal"
     version = 1
+    ranking = "mean_payoff"
     config_class = SplitOrStealConfig
     simultaneous_phases = frozenset({"commit"})
     sealed_fields = frozenset({"your_pending_choice"})

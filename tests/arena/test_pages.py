@@ -85,3 +85,15 @@ def test_home_lists_every_registered_game(db: None) -> None:
     page = Client().get("/").content.decode()
     for game in available_game_ids():
         assert game in page
+
+
+def test_a_game_page_shows_its_house_bots_strength_table(db: None) -> None:
+    from games.core import get_game_spec
+
+    table = get_game_spec("simple-card").strength_table()
+    assert table is not None, "run `arena strength --game simple-card --write`"
+    page = Client().get("/games/simple-card/").content.decode()
+    assert "House bots: strength" in page
+    assert table["command"] in page
+    for row in table["standings"]:
+        assert f"<td>{row['bot']}</td>" in page

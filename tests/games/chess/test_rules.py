@@ -108,6 +108,28 @@ def test_king_and_bishop_against_king_is_a_dead_position() -> None:
     assert game.get_scores() == {"p0": 0.5, "p1": 0.5}
 
 
+# A fully blocked pawn wall: no pawn can move or capture and neither king can cross it, so no
+# sequence of legal moves mates (a dead position), yet there is mating material on the board.
+BLOCKED_FEN = "4k3/8/8/p1p1p1p1/PpPpPpPp/1P1P1P1P/8/4K3 w - - 0 1"
+
+
+def test_a_blocked_dead_position_runs_on_to_a_draw_rule_as_the_rules_page_says() -> None:
+    game = new_game(BLOCKED_FEN, games=1)
+    assert not game.board.is_insufficient_material()  # not detected as dead ...
+    mover = {game.board.piece_type_at(m.from_square) for m in game.board.legal_moves}
+    assert mover == {chess.KING}  # ... although only the kings can move
+    info: dict[str, Any] = {}
+    plies = 0
+    while "round_result" not in info:
+        info = play(game, min(m.uci() for m in game.board.legal_moves))
+        plies += 1
+    # It ends as a draw all the same, by repetition or the fifty-move rule, not at once.
+    assert plies > 1
+    result = info["round_result"]["p0"]
+    assert result["termination"] in ("threefold repetition", "fifty-move rule")
+    assert result["your_points"] == result["opponent_points"] == 0.5
+
+
 def test_stalemate_is_a_draw() -> None:
     game = new_game("7k/8/4Q3/8/8/8/8/K7 w - - 0 1")
     info = play(game, "e6g6")

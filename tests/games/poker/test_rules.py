@@ -170,11 +170,47 @@ def test_invalid_bets_are_refused_with_the_legal_range(action: dict[str, Any], r
     assert game.get_public_state() == before
 
 
-def test_call_with_nothing_owed_is_refused() -> None:
+def test_call_with_nothing_owed_is_a_check() -> None:
+    game = new_game()
+    play(game, CALL)  # the button limps; the big blind owes nothing
+    before = game.get_public_state()["street"]
+    info = play(game, CALL)
+    assert info["action"]["type"] == "check"
+    assert before == "preflop" and game.street == "flop"
+    assert game.stacks == {"p0": 19_900, "p1": 19_900}
+
+
+def test_all_in_when_raising_is_closed_is_a_call() -> None:
+    game = new_game()
+    play(game, ALL_IN)  # the button shoves: the big blind cannot raise any more
+    assert game.get_public_state()["limits"]["p1"]["min_raise_to"] is None
+    info = play(game, ALL_IN)
+    assert game.finished[-1]["actions"][-1] == {
+        "player": "p1",
+        "street": "preflop",
+        "type": "call",
+        "amount": 19_900,
+    }
+    assert info["round_result"]["p0"]["showdown"] is True
+
+
+@pytest.mark.parametrize(("amount", "owed"), [(10, 50), (100, 50), (49.0, 50), ("50", 50)])
+def test_an_explicit_call_amount_must_be_what_is_owed(amount: Any, owed: int) -> None:
+    game = new_game()
+    before = game.get_public_state()
+    with pytest.raises(IllegalActionError, match=f"you owe {owed} to call"):
+        game.step({"action_type": "call", "amount": amount})
+    assert game.get_public_state() == before
+    game.step({"action_type": "call", "amount": 50.0})  # the right amount, as a float, is fine
+    assert game.stacks["p0"] == 19_900
+
+
+def test_a_call_amount_with_nothing_owed_must_be_zero() -> None:
     game = new_game()
     play(game, CALL)
-    with pytest.raises(IllegalActionError, match="nothing to call: check"):
-        game.step(CALL)
+    with pytest.raises(IllegalActionError, match="you owe nothing: check"):
+        game.step({"action_type": "call", "amount": 100})
+    assert play(game, {"action_type": "call", "amount": 0})["action"]["type"] == "check"
 
 
 def test_parser_maps_bet_and_all_in_spellings_and_lets_the_game_explain() -> None:
@@ -184,15 +220,82 @@ def test_parser_maps_bet_and_all_in_spellings_and_lets_the_game_explain() -> Non
     assert parser.parse({"type": "bet", "amount": 400}, valid) == raise_to(400)
     assert parser.parse({"type": "raise", "raise_to": 400}, valid) == raise_to(400)
     assert parser.parse({"type": "All-In"}, valid) == {"action_type": "all_in", "amount": 20_000}
-    assert parser.parse({"type": "call", "amount": 5}, valid) == {
+    assert parser.parse({"type": "call", "amount": 50}, valid) == {
         "action_type": "call",
         "amount": 50,
     }
+    under_call = parser.parse({"type": "call", "amount": 10}, valid)
+    with pytest.raises(IllegalActionError, match="you owe 50 to call"):
+        game.step(under_call)
     check = parser.parse({"type": "check"}, valid)  # not listed: the game says why
     with pytest.raises(IllegalActionError, match="you owe 50"):
         game.step(check)
     with pytest.raises(ActionParseError, match="not legal now"):
         parser.parse({"type": "limp"}, valid)
+
+
+def test_parser_normalises_call_to_check_and_all_in_to_call() -> None:
+    game = new_game()
+    parser = PokerActionParser(fallback_to_random=False)
+    play(game, CALL)
+    assert parser.parse({"type": "call"}, game.get_available_actions()) == CHECK
+    game = new_game()
+    play(game, ALL_IN)
+    assert parser.parse({"type": "all-in"}, game.get_available_actions()) == {
+        "action_type": "call",
+        "amount": 19_900,
+    }
+
+
+class CallOnly:
+    """Calls every time, whatever is owed: what a newcomer's first agent often does."""
+
+    GAME = "poker"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "call"}
+
+
+class ShoveOnly:
+    """Goes all-in every time."""
+
+    GAME = "poker"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "all_in"}
+
+
+def test_call_only_agents_are_never_refused_and_the_log_shows_the_checks() -> None:
+    record = play_match(
+        "poker",
+        [InProcessAgentHandle(CallOnly, "a"), InProcessAgentHandle(CallOnly, "b")],
+        seed=3,
+        settings=UNTIMED,
+        config={"hands": 6},
+    )
+    turns = [e for e in record.log if e.get("method") == "on_turn"]
+    assert not [e for e in turns if e.get("illegal")]
+    assert not [e for e in record.log if e.get("method") == "referee"]
+    assert {e["reply"]["type"] for e in turns} == {"call"}
+    assert {"call", "check"} <= {e["action"]["type"] for e in turns}
+    # Nobody folds: every hand is shown down.
+    assert all(r["result"]["p0"]["showdown"] for r in record.round_results)
+
+
+def test_two_shovers_call_each_other_instead_of_folding() -> None:
+    record = play_match(
+        "poker",
+        [InProcessAgentHandle(ShoveOnly, "a"), InProcessAgentHandle(ShoveOnly, "b")],
+        seed=3,
+        settings=UNTIMED,
+        config={"hands": 4},
+    )
+    turns = [e for e in record.log if e.get("method") == "on_turn"]
+    assert not [e for e in turns if e.get("illegal")]
+    assert [e["action"]["type"] for e in turns] == ["all_in", "call"] * 4
+    for entry in record.round_results:
+        result = entry["result"]["p0"]
+        assert result["showdown"] and result["pot"] == 40_000 and result["returned"] == 0
 
 
 # --- showdowns ----------------------------------------------------------------------------------
@@ -217,6 +320,27 @@ def test_uncalled_chips_go_back_and_a_fold_wins_what_the_folder_put_in() -> None
     result = info["round_result"]
     assert result["p0"]["your_points"] == 100 and result["p1"]["your_points"] == -100
     assert result["p0"]["showdown"] is False and result["p1"]["opponent_cards"] is None
+    assert result["p0"]["pot"] == 200 and result["p0"]["returned"] == 200
+    assert result["p0"]["returned_to"] == "you" and result["p1"]["returned_to"] == "opponent"
+
+
+def test_round_result_reports_the_contested_pot_and_the_returned_shove_apart() -> None:
+    game = new_game()
+    info = play(game, ALL_IN, FOLD)  # the button shoves 20,000, the big blind folds
+    for seat in ("p0", "p1"):
+        result = info["round_result"][seat]
+        assert (result["pot"], result["returned"]) == (200, 19_900)
+    assert game.finished[-1]["pot"] == 200 and game.finished[-1]["returned_to"] == "p0"
+
+
+def test_an_all_in_for_less_returns_the_uncalled_part_at_showdown() -> None:
+    game = new_game()
+    play(game, CALL, CHECK)  # to the flop, 100 each
+    game.stacks["p1"] = 500  # the big blind is short: it can only call 500 more
+    info = play(game, CHECK, raise_to(2_000), CALL)  # the big blind acts first after the flop
+    result = info["round_result"]["p0"]
+    assert result["showdown"] is True
+    assert result["pot"] == 1_200 and result["returned"] == 1_500
 
 
 def test_every_showdown_agrees_with_treys() -> None:
