@@ -236,7 +236,8 @@ ARENA_HOUSE_GAMES_PER_DAY = float(os.environ.get("ARENA_HOUSE_GAMES_PER_DAY", "4
 #: bound). Size it to what the workers play between two passes, a few times over.
 ARENA_MATCHMAKING_QUEUE_MAX = int(os.environ.get("ARENA_MATCHMAKING_QUEUE_MAX", "500"))
 #: Ladders ranked by mean payoff rank an entry only once it has this many rated matches.
-ARENA_RANKING_MIN_MATCHES = int(os.environ.get("ARENA_RANKING_MIN_MATCHES", "10"))
+#: (games.core.ranking.DEFAULT_MIN_MATCHES, as `arena simulate` uses).
+ARENA_RANKING_MIN_MATCHES = int(os.environ.get("ARENA_RANKING_MIN_MATCHES", "20"))
 ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
 ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
 #: Ranked matches' prints: 0 (default) captures none; N > 0 keeps them N days in the stored log.

@@ -2,8 +2,9 @@
 recent opponents. ``services.rating_apply`` calls it inside the Elo transaction; the scale and
 quality benches call it too.
 
-``games.core`` is to gain a shared ranking helper (issue 13); until it lands, the small
-statistics below are the platform's own.
+``games.core.ranking`` holds the measure's statistics over a list of payoffs; a ladder row
+keeps only their sum, sum of squares and count, so the same Student-t interval is computed here
+from those.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from games.core.ranking import DEFAULT_CONFIDENCE, student_t_quantile
+
 #: "Recent" as matchmaking means it: a game counts exp(-age / RECENT) of a game.
 RECENT = timedelta(hours=24)
 #: How many latest opponents a row remembers (no immediate rematch; vary opponents).
 RECENT_OPPONENTS_KEPT = 16
-#: Two-sided 95 % normal quantile for the payoff interval.
-Z_95 = 1.959963984540054
+#: Two-sided confidence of the payoff interval (as ``games.core.ranking``).
+CONFIDENCE = DEFAULT_CONFIDENCE
 
 
 @dataclass(frozen=True)
@@ -30,15 +33,16 @@ class PayoffSummary:
 
 
 def payoff_summary(total: float, squares: float, matches: int) -> PayoffSummary:
-    """Mean of ``matches`` payoffs given their sum and sum of squares, with a normal 95 %
-    confidence interval of the mean (sample standard deviation)."""
+    """Mean of ``matches`` payoffs given their sum and sum of squares, with the Student-t 95 %
+    confidence interval of the mean that ``games.core.ranking.payoff_summary`` gives."""
     if matches <= 0:
         return PayoffSummary(None, None, 0)
     mean = total / matches
     if matches < 2:
         return PayoffSummary(mean, None, matches)
     variance = max(0.0, (squares - matches * mean * mean) / (matches - 1))
-    return PayoffSummary(mean, Z_95 * math.sqrt(variance / matches), matches)
+    quantile = student_t_quantile(0.5 + CONFIDENCE / 2, matches - 1)
+    return PayoffSummary(mean, quantile * math.sqrt(variance / matches), matches)
 
 
 def decayed_load(load: float, since: datetime | None, now: datetime) -> float:
