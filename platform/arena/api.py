@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from ninja import NinjaAPI, Path, Schema, Status
+from ninja import NinjaAPI, Path, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyHeader
 from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
@@ -27,7 +27,7 @@ from arena.accounts.services import token_get_or_create, token_user
 from arena.errors import NotFound, RateLimited, Refused
 from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
-from arena.ratings.selectors import leaderboard
+from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, leaderboard_page
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.services import submission_deactivate
 from arena.workflows.matches import training_request
@@ -507,6 +507,8 @@ class LeaderboardRow(Schema):
 
     rank: int
     agent: str
+    agent_id: int
+    submission: int
     owner: str
     rating: float
     games: int
@@ -514,21 +516,49 @@ class LeaderboardRow(Schema):
     losses: int
     draws: int
     provisional: bool
+    active: bool
+    bb_per_100: float | None
+    mean_payoff: float | None
+    #: Half-width of the 95 % interval of the mean payoff.
+    payoff_interval: float | None
+    #: False on a mean-payoff ladder while the entry has fewer than ``min_matches``.
+    ranked: bool
+
+
+class LeaderboardPage(Schema):
+    game: str
+    version: int
+    #: The measure that orders the ladder (``Game.ranking``).
+    ranking: Literal["elo", "mean_payoff"]
+    measure: str
+    min_matches: int | None
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    search: str
+    rows: list[LeaderboardRow]
 
 
 @api.get(
     "/leaderboard/{game}",
     auth=None,
-    response={200: list[LeaderboardRow], **ERRORS},
-    summary="A game's ladder",
+    response={200: LeaderboardPage, **ERRORS},
+    summary="One page of a game's ladder and the measure that ranks it",
 )
-def leaderboard_view(request: HttpRequest, game: Annotated[str, Path(max_length=100)]) -> Any:
-    """Best first, with rank and wins/losses/draws."""
+def leaderboard_view(
+    request: HttpRequest,
+    game: Annotated[str, Path(max_length=100)],
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=MAX_PER_PAGE)] = PER_PAGE,
+    q: Annotated[str, Query(max_length=64, description="agent name or owner contains")] = "",
+) -> Any:
+    """Best first; rows keep their rank on the whole ladder when searching."""
     try:
         get_game_spec(game)
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
-    return leaderboard(game=game)
+    return leaderboard_page(game=game, page=page, per_page=per_page, search=q).as_dict()
 
 
 def not_found(request: HttpRequest) -> HttpResponse:

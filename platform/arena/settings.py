@@ -229,6 +229,15 @@ ARENA_SANDBOX_POOL_SIZE = int(os.environ.get("ARENA_SANDBOX_POOL_SIZE", "2"))
 ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
 ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))
+#: House bots play each other (rated, when no user entry waits) up to about this many games a
+#: day each, so a fresh ladder has ratings and replays without burning workers forever.
+ARENA_HOUSE_GAMES_PER_DAY = float(os.environ.get("ARENA_HOUSE_GAMES_PER_DAY", "48"))
+#: At most this many ranked matches of one ladder wait in the queue; a pass tops it up (0: no
+#: bound). Size it to what the workers play between two passes, a few times over.
+ARENA_MATCHMAKING_QUEUE_MAX = int(os.environ.get("ARENA_MATCHMAKING_QUEUE_MAX", "500"))
+#: Ladders ranked by mean payoff rank an entry only once it has this many rated matches.
+#: (games.core.ranking.DEFAULT_MIN_MATCHES, as `arena simulate` uses).
+ARENA_RANKING_MIN_MATCHES = int(os.environ.get("ARENA_RANKING_MIN_MATCHES", "20"))
 ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
 ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
 #: Ranked matches' prints: 0 (default) captures none; N > 0 keeps them N days in the stored log.

@@ -64,7 +64,9 @@ def test_the_journey_through_the_api(make_user: Any, committed: Any, starter_sou
     ]
     assert any(e.get("stdout") and "-> playing" in e["stdout"] for e in log if e["seat"] == 0)
     assert api.post(f"/api/submissions/{sid}/activate").json()["active"] is True
-    board = api.get("/api/leaderboard/simple-card").json()
+    page = api.get("/api/leaderboard/simple-card").json()
+    assert (page["ranking"], page["total"], page["page"], page["pages"]) == ("elo", 1, 1, 1)
+    board = page["rows"]
     assert [row["agent"] for row in board] == ["mybot v1"]
     assert set(board[0]) >= {
         "rank",

@@ -99,13 +99,17 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
         seen["flash"] = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, ".flash").text, 20)
 
         def on_board() -> str | None:
-            driver.get(f"{base_url}/games/{game}/")
+            driver.get(f"{base_url}/games/{game}/?q={username}")
+            # Columns differ by the game's ranking measure (mean payoff adds one): find Games.
+            header = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "table.board th")]
+            games_at = header.index("Games")
             for row in driver.find_elements(By.CSS_SELECTOR, "table.board tbody tr"):
                 cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
                 if (
-                    cells[1].startswith("starter v1")
+                    len(cells) > games_at
+                    and cells[1].startswith("starter v1")
                     and cells[2] == username
-                    and int(cells[4]) >= 1
+                    and int(cells[games_at]) >= 1
                 ):
                     return " | ".join(cells)
             return None

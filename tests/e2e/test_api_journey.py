@@ -69,8 +69,8 @@ def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
     label = f"starter v{submission['version']}"
 
     def rated() -> dict | None:  # type: ignore[type-arg]
-        board = api_request(stack.url, "GET", f"/api/leaderboard/{GAME}")
-        row = next(r for r in board if r["agent"] == label)
+        board = api_request(stack.url, "GET", f"/api/leaderboard/{GAME}?q=dana")
+        row = next(r for r in board["rows"] if r["agent"] == label)
         return row if row["games"] >= 2 else None
 
     row = wait_until(rated, timeout_s=120)

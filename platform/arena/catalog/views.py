@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import markdown
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.matches.models import Match
-from arena.ratings.selectors import leaderboard
+from arena.ratings.selectors import ladder_sizes, leaderboard_page
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
 
@@ -19,34 +21,49 @@ def _spec(game: str) -> GameSpec:
         raise Http404(str(exc)) from None
 
 
+@cache
+def _rules_html(game: str, version: int) -> SafeString:
+    """The rules page as HTML, rendered once per process (tens of ms a request otherwise)."""
+    spec = get_game_spec(game)
+    html = markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"])
+    # rules.md is our own file (not user input), so rendering its HTML is safe.
+    return mark_safe(html)  # noqa: S308
+
+
 def home(request: HttpRequest) -> HttpResponse:
     """Every game, with its ladder size and a link to its page."""
-    games = [get_game_spec(g) for g in available_game_ids()]
-    rows = [{"spec": s, "ladder": len(leaderboard(game=s.id))} for s in games]
+    sizes = ladder_sizes()
+    rows = [{"spec": get_game_spec(g), "ladder": sizes[g]} for g in available_game_ids()]
     return render(request, "catalog/home.html", {"games": rows})
 
 
+def _page_number(request: HttpRequest) -> int:
+    try:
+        return int(request.GET.get("page", "1"))
+    except ValueError:
+        return 1
+
+
 def game(request: HttpRequest, game: str) -> HttpResponse:
-    """Rules, the starter agent, house bots and the leaderboard of one game."""
+    """Rules, the starter agent, house bots and one page of the leaderboard (``?page=``,
+    ``?q=`` searches agent names and owners)."""
     spec = _spec(game)
-    # rules.md is our own file (not user input), so rendering its HTML is safe.
-    html = markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"])
-    rules_html = mark_safe(html)  # noqa: S308
+    rules_html = _rules_html(spec.id, spec.version)
     recent = (
         Match.objects.filter(game=game, kind=Match.Kind.RANKED, status=Match.Status.FINISHED)
-        .prefetch_related("participants__submission__agent")
+        .defer("rounds", "final_state", "stats")
         .order_by("-id")[:10]
     )
+    board = leaderboard_page(game=game, page=_page_number(request), search=request.GET.get("q", ""))
     return render(
         request,
         "catalog/game.html",
         {
             "spec": spec,
             "rules_html": rules_html,
-            "board": leaderboard(game=game),
+            "board": board,
             "bots": sorted(spec.bots),
             "recent": recent,
-            "is_poker": game == "poker",
         },
     )
 

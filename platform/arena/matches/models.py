@@ -89,6 +89,8 @@ class Participant(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="participant_unique_seat")
         ]
+        # An agent page lists the latest matches of its submissions.
+        indexes = [models.Index(fields=["submission", "-match"], name="participant_latest")]
 
     def __str__(self) -> str:
         return f"seat {self.seat} of {self.match_id}"

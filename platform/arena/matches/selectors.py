@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch
+
 from arena.errors import Forbidden, NotFound
 from arena.matches import visibility
 from arena.matches.logstore import match_log_entries
-from arena.matches.models import Match
+from arena.matches.models import Match, Participant
 from arena.submissions.selectors import is_owner
 
 
@@ -105,3 +107,25 @@ def match_log(
         selected = selected[: max(0, limit)]
     mine = owned_seats(match, user)
     return visibility.public_log(match.game, entries, mine, match.rounds or [], selected=selected)
+
+
+def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
+    """The agent's latest ranked matches (all its versions), newest first, seats prefetched.
+
+    The ids come from the agent's seats (index ``participant_latest``), not from a scan of
+    every match joined to its seats: the cost follows the agent's matches, not the site's.
+    """
+    ids = list(
+        Participant.objects.filter(submission__agent_id=agent_id, match__kind=Match.Kind.RANKED)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[:limit]
+    )
+    seats = Participant.objects.select_related("submission__agent__owner").defer(
+        "submission__source"
+    )
+    return list(
+        Match.objects.filter(pk__in=ids)
+        .defer("rounds", "final_state")
+        .prefetch_related(Prefetch("participants", queryset=seats))
+        .order_by("-id")
+    )

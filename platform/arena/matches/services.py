@@ -48,6 +48,31 @@ def match_create(
     return match
 
 
+def matches_create_ranked(*, game: str, pairs: Sequence[Sequence[int]]) -> list[Match]:
+    """Store one queued, timed ranked match of ``game`` per pair of submission ids (seat order
+    as given) in a constant number of queries; the caller enqueues them. Matchmaking creates
+    hundreds in one pass."""
+    if not pairs:
+        return []
+    version = get_game_spec(game).version
+    matches = Match.objects.bulk_create(
+        Match(
+            game=game,
+            game_version=version,
+            kind=Match.Kind.RANKED,
+            timed=True,
+            seed=secrets.randbelow(2**31),
+        )
+        for _ in pairs
+    )
+    Participant.objects.bulk_create(
+        Participant(match=match, seat=seat, submission_id=submission_id)
+        for match, pair in zip(matches, pairs, strict=True)
+        for seat, submission_id in enumerate(pair)
+    )
+    return matches
+
+
 def training_create(*, user: User, submission_id: int, opponent: str, timed: bool = True) -> Match:
     """An unrated match of the user's accepted submission against a house bot or their own.
 

@@ -39,14 +39,15 @@ def match_set_status(*, match: Match, status: str, **fields: Any) -> Match:
     return match
 
 
-def match_time_limits_s(match: Match) -> tuple[float, float]:
+def match_time_limits_s(match: Match, *, seats: int | None = None) -> tuple[float, float]:
     """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock.
 
     Games do not declare a turn cap, so a round is assumed to take at most
     ``max(10, 200 // rounds)`` calls per seat (a one-round chess game: 200 plies each), every
-    call allowed its full budget; clamped to [5 min, 6 h].
+    call allowed its full budget; clamped to [5 min, 6 h]. ``seats`` spares the count query
+    when the caller knows it.
     """
-    seats = match.participants.count() or 2
+    seats = seats or match.participants.count() or 2
     try:
         game = create_game(
             ArenaConfig.for_seats(

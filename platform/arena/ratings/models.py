@@ -1,4 +1,4 @@
-"""Elo ratings of ladder entries and their history."""
+"""Ladder standings (Elo and the aggregates a leaderboard row shows) and their history."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from arena.submissions.models import Submission
 
 
 class Rating(models.Model):
-    """The ladder standing of one submission in its game version (DESIGN.md §7)."""
+    """The ladder standing of one submission in its game version (DESIGN.md §7).
+
+    Everything a leaderboard row shows is kept here and changed in the transaction that applies
+    Elo (``services.rating_apply``), so a page of the ladder costs a bounded number of queries
+    whatever the number of matches. What matchmaking needs about an entry's past (when it last
+    played, whom it met lately) is kept here too, so a pass reads one row per entry.
+    """
 
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=64)
@@ -19,13 +25,42 @@ class Rating(models.Model):
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
+    #: Sum and sum of squares of the payoff (the seat's final score) over rated matches: mean
+    #: payoff and its confidence interval for games ranked by it (``Game.ranking``).
+    payoff_sum = models.FloatField(default=0.0)
+    payoff_squares = models.FloatField(default=0.0)
+    #: ``payoff_sum / games``, stored so the ladder can be ordered (and indexed) by it.
+    mean_payoff = models.FloatField(null=True, blank=True)
+    #: Sum of the per-match ``bb_per_100`` figures and how many matches had one (poker).
+    bb_per_100_sum = models.FloatField(default=0.0)
+    bb_per_100_matches = models.PositiveIntegerField(default=0)
+    #: When the last rated match of this entry finished.
+    last_played = models.DateTimeField(null=True, blank=True)
+    #: Recent games, each weighing exp(-age / 24 h): "fewest recent games first" without
+    #: counting matches at pairing time. Valid as of ``last_played``.
+    recent_load = models.FloatField(default=0.0)
+    #: Submission ids of the latest opponents, newest first (capped): no immediate rematch,
+    #: and opponents met least often and least recently are preferred.
+    recent_opponents = models.JSONField(default=list, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["game", "game_version", "-rating"])]
+        indexes = [
+            models.Index(fields=["game", "game_version", "-rating", "id"], name="rating_by_elo"),
+            models.Index(
+                fields=["game", "game_version", "-mean_payoff", "id"], name="rating_by_payoff"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.submission} {self.rating:.0f}"
+
+    @property
+    def bb_per_100(self) -> float | None:
+        """Mean big blinds won per 100 hands over rated matches that report it, else None."""
+        if not self.bb_per_100_matches:
+            return None
+        return self.bb_per_100_sum / self.bb_per_100_matches
 
 
 class RatingChange(models.Model):
@@ -42,6 +77,8 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["rating", "match"], name="rating_change_once")
         ]
+        # An agent page reads the latest changes of one rating.
+        indexes = [models.Index(fields=["rating", "-id"], name="rating_change_latest")]
 
     def __str__(self) -> str:
         return f"{self.before:.0f} → {self.after:.0f} in match {self.match_id}"

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import logging
+import math
 import random
-from collections import Counter
-from datetime import timedelta
+from datetime import datetime
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 from django.utils import timezone
 
 from arena.matches.models import Match, Participant
-from arena.matches.services import match_create
-from arena.ratings import elo
+from arena.matches.services import matches_create_ranked
+from arena.ratings import elo, ladder
 from arena.ratings.models import Rating, RatingChange
+from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
 
 logger = logging.getLogger(__name__)
-
-#: Opponents are first looked for within this many points, then the window doubles.
-FIRST_WINDOW = 100.0
-RECENT = timedelta(hours=24)
 
 
 def rating_ensure(*, submission: Submission) -> Rating:
@@ -33,12 +31,56 @@ def rating_ensure(*, submission: Submission) -> Rating:
     return rating
 
 
+def _seat_figure(stats: object, key: str, seat: int) -> float | None:
+    """A per-seat figure from a match's stats, whether keyed by seat, ``p<seat>`` or listed."""
+    values = stats.get(key) if isinstance(stats, dict) else None
+    if isinstance(values, list) and seat < len(values):
+        value = values[seat]
+    elif isinstance(values, dict):
+        value = values.get(str(seat), values.get(f"p{seat}"))
+    else:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _record(
+    rating: Rating,
+    participant: Participant,
+    *,
+    new: float,
+    opponent: int,
+    stats: object,
+    at: datetime,
+) -> None:
+    """Fold one rated match into the row's aggregates (the caller saves it)."""
+    rating.rating = new
+    rating.games += 1
+    outcome = participant.outcome
+    rating.wins += outcome == "win"
+    rating.losses += outcome == "loss"
+    rating.draws += outcome == "draw"
+    payoff = participant.score or 0.0
+    rating.payoff_sum += payoff
+    rating.payoff_squares += payoff * payoff
+    rating.mean_payoff = rating.payoff_sum / rating.games
+    bb = _seat_figure(stats, "bb_per_100", participant.seat)
+    if bb is not None:
+        rating.bb_per_100_sum += bb
+        rating.bb_per_100_matches += 1
+    rating.recent_load = ladder.decayed_load(rating.recent_load, rating.last_played, at) + 1.0
+    rating.last_played = max(at, rating.last_played) if rating.last_played else at
+    rating.recent_opponents = ladder.opponents_after(list(rating.recent_opponents), opponent)
+
+
 def rating_apply(*, match: Match) -> None:
     """Apply a finished ranked match to both ratings. Call inside the transaction that locked it.
 
     Exactly once: ``match.rated`` and the unique (rating, match) change rows are set in the same
     transaction, and a match already rated is skipped. The two rating rows are locked in id
-    order, so concurrent matches of one agent serialise instead of losing an update.
+    order, so concurrent matches of one agent serialise instead of losing an update. The
+    aggregates a leaderboard row shows change in the same transaction as Elo.
     """
     if match.rated or match.kind != Match.Kind.RANKED or match.status != Match.Status.FINISHED:
         return
@@ -58,17 +100,20 @@ def rating_apply(*, match: Match) -> None:
     new_a, new_b = elo.updated_ratings(
         elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a
     )
-    for participant, rating, new in ((seats[0], a, new_a), (seats[1], b, new_b)):
-        RatingChange.objects.create(rating=rating, match=match, before=rating.rating, after=new)
+    at = match.finished or timezone.now()
+    changes = []
+    for participant, rating, new, other in (
+        (seats[0], a, new_a, seats[1]),
+        (seats[1], b, new_b, seats[0]),
+    ):
+        changes.append(RatingChange(rating=rating, match=match, before=rating.rating, after=new))
         participant.rating_before, participant.rating_after = rating.rating, new
         participant.save(update_fields=["rating_before", "rating_after"])
-        rating.rating = new
-        rating.games += 1
-        outcome = participant.outcome
-        rating.wins += outcome == "win"
-        rating.losses += outcome == "loss"
-        rating.draws += outcome == "draw"
+        _record(
+            rating, participant, new=new, opponent=other.submission_id, stats=match.stats, at=at
+        )
         rating.save()
+    RatingChange.objects.bulk_create(changes)
     match.rated = True
     match.save(update_fields=["rated"])
 
@@ -78,8 +123,9 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
     """Rebuild one ladder from the matches that still count, in the order they were applied.
 
     Elo depends on the path: when an administrator voids a rated match, every later update of
-    the agents involved would differ, so the ladder is replayed from 1200 rather than patched.
-    Returns how many matches were applied again.
+    the agents involved would differ, so the ladder is replayed from 1200 rather than patched
+    (the aggregates, recent games and recent opponents with it). Returns how many matches
+    were applied again.
     """
     ratings = list(
         Rating.objects.select_for_update()
@@ -89,9 +135,13 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
     changes = RatingChange.objects.filter(rating__in=ratings)
     applied_order = list(dict.fromkeys(changes.order_by("id").values_list("match_id", flat=True)))
     changes.delete()
+    fresh = Rating()
+    reset = [f.name for f in Rating._meta.concrete_fields if f.has_default()]
     for rating in ratings:
-        rating.rating, rating.games, rating.wins, rating.losses, rating.draws = 1200.0, 0, 0, 0, 0
-        rating.save()
+        for name in reset:
+            setattr(rating, name, getattr(fresh, name))
+        rating.mean_payoff, rating.last_played = None, None
+    Rating.objects.bulk_update(ratings, [*reset, "mean_payoff", "last_played"])
     Participant.objects.filter(match_id__in=applied_order).update(
         rating_before=None, rating_after=None
     )
@@ -107,92 +157,85 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
     return replayed
 
 
-def ladder_pair(*, game: str) -> list[Match]:
-    """Pair free ladder entries of one game and store their ranked matches (call inside a
-    transaction; the matchmaking workflow enqueues them).
+def _lock_ladder(game: str, version: int) -> None:
+    """Serialise passes over one ladder (a beat that fires twice, a manual run).
 
-    Entries with the fewest recent games go first; each takes the free opponent nearest in
-    rating (the window widens when none is near), never one of the same owner, never the one it
-    just played, and no entry has two ranked matches in flight.
+    PostgreSQL: a transaction-scoped advisory lock, rather than locking every entry row (which
+    would also hold up the Elo updates of running matches). SQLite serialises writers itself:
+    a second pass that read before the first one wrote fails its write instead of pairing
+    twice.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"ladder:{game}:{version}"]
+            )
+
+
+def ladder_pair(*, game: str) -> list[Match]:
+    """Pair the free entries of one game's ladder and store their ranked matches (call inside
+    a transaction; the matchmaking workflow enqueues them).
+
+    The rules are ``pairing.pair_entries``'s. The same few queries whatever the size of the
+    ladder: the pass lock, the entries, the matches in flight, and two bulk inserts.
     """
     version = get_game_spec(game).version
-    entries = list(
-        Rating.objects.select_for_update()
-        .filter(
+    _lock_ladder(game, version)
+    rows = list(
+        Rating.objects.filter(
             game=game,
             game_version=version,
             submission__active=True,
             submission__status=Submission.Status.ACCEPTED,
+        ).values_list(
+            "submission_id",
+            "submission__agent__owner_id",
+            "submission__house_bot",
+            "rating",
+            "recent_load",
+            "last_played",
+            "recent_opponents",
         )
-        .select_related("submission__agent")
-        .order_by("id")
     )
-    if len(entries) < 2:
+    if len(rows) < 2:
         return []
-    ids = [e.submission_id for e in entries]
-    busy = set(
+    in_flight = list(
         Participant.objects.filter(
-            submission_id__in=ids,
+            match__game=game,
             match__kind=Match.Kind.RANKED,
             match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-        ).values_list("submission_id", flat=True)
+        ).values_list("submission_id", "match_id", "match__status", "submission__house_bot")
     )
-    recent = Counter(
-        Participant.objects.filter(
-            submission_id__in=ids,
-            match__kind=Match.Kind.RANKED,
-            match__created__gte=timezone.now() - RECENT,
-        ).values_list("submission_id", flat=True)
+    busy = {submission for submission, _, _, _ in in_flight}
+    # House bots play each other only when no user's ranked match is waiting for a worker.
+    users_waiting = any(
+        status == Match.Status.QUEUED and not house for _, _, status, house in in_flight
     )
-    free = [e for e in entries if e.submission_id not in busy]
-    random.shuffle(free)  # ties in recent games are broken at random
-    free.sort(key=lambda e: recent[e.submission_id])
-    paired: set[int] = set()
-    created = []
-    for entry in free:
-        if entry.submission_id in paired:
-            continue
-        last = _last_opponent(entry.submission_id)
-        candidates = [
-            o
-            for o in free
-            if o.submission_id not in paired
-            and o.submission_id != entry.submission_id
-            and o.submission.agent.owner_id != entry.submission.agent.owner_id
-            and o.submission_id != last
-        ]
-        opponent = _nearest(entry, candidates, recent)
-        if opponent is None:
-            continue
-        paired.update({entry.submission_id, opponent.submission_id})
-        pair = [entry.submission, opponent.submission]
-        random.shuffle(pair)  # who sits first alternates by chance
-        created.append(match_create(kind=Match.Kind.RANKED, submissions=pair, timed=True))
-    return created
-
-
-def _nearest(entry: Rating, candidates: list[Rating], recent: Counter[int]) -> Rating | None:
-    window = FIRST_WINDOW
-    while candidates:
-        near = [o for o in candidates if abs(o.rating - entry.rating) <= window]
-        if near:
-            return min(near, key=lambda o: (abs(o.rating - entry.rating), recent[o.submission_id]))
-        window *= 2
-    return None
-
-
-def _last_opponent(submission_id: int) -> int | None:
-    last = (
-        Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)
-        .first()
+    # Pairings made long before a worker is free are played on stale ratings: keep the queue
+    # of this ladder to a bound, serving those who have played least lately first.
+    queued = len({match for _, match, status, _ in in_flight if status == Match.Status.QUEUED})
+    cap = settings.ARENA_MATCHMAKING_QUEUE_MAX
+    max_pairs = max(0, cap - queued) if cap else None
+    now = timezone.now()
+    entries = [
+        Entry(
+            id=submission,
+            owner=owner,
+            rating=rating,
+            load=ladder.decayed_load(load, last_played, now),
+            opponents=tuple(opponents or ()),
+            house=bool(house_bot),
+        )
+        for submission, owner, house_bot, rating, load, last_played, opponents in rows
+        if submission not in busy
+    ]
+    pairs = pair_entries(
+        entries,
+        rng=random.Random(),
+        house_play=not users_waiting,
+        house_load_cap=settings.ARENA_HOUSE_GAMES_PER_DAY,
+        max_pairs=max_pairs,
     )
-    if last is None:
-        return None
-    return (
-        Participant.objects.filter(match_id=last)
-        .exclude(submission_id=submission_id)
-        .values_list("submission_id", flat=True)
-        .first()
-    )
+    if not pairs:
+        return []
+    return matches_create_ranked(game=game, pairs=[(a.id, b.id) for a, b in pairs])

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
-from arena.matches.selectors import match_log
+from arena.matches.selectors import match_log, ranked_matches_of_agent
 from arena.ratings.charts import rating_chart_svg
 from arena.ratings.elo import INITIAL_RATING
 from arena.ratings.selectors import rating_history
@@ -164,18 +164,13 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         raise Http404("no such agent") from None
     history = rating_history(agent=the_agent)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
-    matches = (
-        Match.objects.filter(kind=Match.Kind.RANKED, participants__submission__agent=the_agent)
-        .prefetch_related("participants__submission__agent__owner")
-        .distinct()
-        .order_by("-id")[:30]
-    )
+    matches = ranked_matches_of_agent(agent_id=the_agent.pk)
     return render(
         request,
         "submissions/agent.html",
         {
             "agent": the_agent,
-            "submissions": the_agent.submissions.all(),
+            "submissions": the_agent.submissions.select_related("rating"),
             "is_owner": request.user.is_authenticated
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),

@@ -37,6 +37,29 @@ def match_enqueue(match_id: int) -> None:
     )
 
 
+def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
+    """Enqueue a batch of two-seat matches (one matchmaking pass) when the transaction commits:
+    time limits sized once per game and one producer (one broker connection) for them all,
+    without a query per match."""
+    if not matches:
+        return
+    limits: dict[tuple[str, int], tuple[float, float]] = {}
+    for m in matches:
+        if (m.game, m.game_version) not in limits:
+            limits[(m.game, m.game_version)] = match_time_limits_s(m, seats=2)
+
+    def enqueue() -> None:
+        task = app.tasks[MATCH_RUN_TASK]
+        with app.producer_or_acquire() as producer:
+            for m in matches:
+                soft, hard = limits[(m.game, m.game_version)]
+                task.apply_async(
+                    args=[m.pk], soft_time_limit=soft, time_limit=hard, producer=producer
+                )
+
+    transaction.on_commit(enqueue)
+
+
 def match_enqueue_on_commit(match_id: int) -> None:
     """Enqueue the match when the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: match_enqueue(match_id))

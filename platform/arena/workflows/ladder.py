@@ -6,7 +6,7 @@ from django.db import transaction
 
 from arena.matches.models import Match
 from arena.ratings.services import ladder_pair
-from arena.workflows.dispatch import match_enqueue_on_commit
+from arena.workflows.dispatch import matches_enqueue_on_commit
 from games.core import available_game_ids
 
 
@@ -17,7 +17,6 @@ def matchmaking_run() -> list[Match]:
     for game in available_game_ids():
         with transaction.atomic():
             paired = ladder_pair(game=game)
-            for match in paired:
-                match_enqueue_on_commit(match.pk)
+            matches_enqueue_on_commit(paired)
         created.extend(paired)
     return created

@@ -1,0 +1,189 @@
+"""Ratings quality: how well the ladder's ratings order a population of known strengths.
+
+Runs the platform's own matchmaking (``arena.ratings.pairing.pair_entries``) and Elo
+(``arena.ratings.elo``, with the recent-games and recent-opponents bookkeeping of
+``arena.ratings.ladder`` that ``rating_apply`` keeps) on a simulated ladder: each agent has a
+true strength on the Elo scale, a match between a and b is won by a with probability
+1 / (1 + 10 ** ((b - a) / 400)) (a draw with probability ``--draws``), no sandbox and no
+database. Every pass pairs all free entries, as the periodic task does; all matches of a pass
+finish before the next one. Reports Kendall's tau between ratings and true strengths after 10,
+20 and 30 games per agent (mean over seeds), for the platform's matchmaking and for random
+pairing (same Elo, partners drawn at random); beside each, ``mle_*``: the tau of a
+Bradley-Terry maximum-likelihood fit of the same games, the most any rating could extract
+from those results. Target: tau >= 0.9 within 30 games per agent.
+
+Run: `.venv/bin/python bench/ratings_quality.py [--agents 200] [--spread 300] [--seeds 5]`.
+Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+from arena.ratings import elo, ladder  # noqa: E402
+from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
+
+CHECKPOINTS = (10, 20, 30)
+#: Simulated time between two passes (the beat's interval is seconds; matches take minutes).
+PASS_EVERY = timedelta(minutes=10)
+
+
+@dataclass
+class Agent:
+    """One simulated ladder entry: its true strength and what its rating row would hold."""
+
+    id: int
+    strength: float
+    rating: float = elo.INITIAL_RATING
+    games: int = 0
+    load: float = 0.0
+    last_played: datetime | None = None
+    opponents: list[int] = field(default_factory=list)
+
+
+def kendall_tau(xs: list[float], ys: list[float]) -> float:
+    """Kendall's tau-b of two equally long sequences (O(n²), fine for a few hundred)."""
+    concordant = discordant = ties_x = ties_y = 0
+    n = len(xs)
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx, dy = xs[i] - xs[j], ys[i] - ys[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                ties_x += 1
+            elif dy == 0:
+                ties_y += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    denominator = ((concordant + discordant + ties_x) * (concordant + discordant + ties_y)) ** 0.5
+    return (concordant - discordant) / denominator if denominator else 0.0
+
+
+def bradley_terry(
+    players: int, games: list[tuple[int, int, float]], iterations: int = 200
+) -> list[float]:
+    """Maximum-likelihood strengths (Elo scale) from the same games, by Hunter's MM algorithm,
+    each player also drawing once against a fixed 1200 (a weak prior, so an unbeaten player
+    stays finite): the best any rating computed from these results could be, as a reference."""
+    wins = [0.5] * players  # the prior's draw
+    meetings: list[dict[int, float]] = [{} for _ in range(players)]
+    for a, b, score_a in games:
+        wins[a] += score_a
+        wins[b] += 1.0 - score_a
+        meetings[a][b] = meetings[a].get(b, 0.0) + 1.0
+        meetings[b][a] = meetings[b].get(a, 0.0) + 1.0
+    gamma = [1.0] * players
+    for _ in range(iterations):
+        gamma = [
+            wins[i]
+            / (
+                1.0 / (gamma[i] + 1.0)
+                + sum(n / (gamma[i] + gamma[j]) for j, n in meetings[i].items())
+            )
+            for i in range(players)
+        ]
+    return [elo.INITIAL_RATING + 400.0 * math.log10(g) for g in gamma]
+
+
+def play(a: Agent, b: Agent, rng: random.Random, draws: float, now: datetime) -> float:
+    """One match drawn from the true strengths, applied as ``rating_apply`` does."""
+    p_a = elo.expected_score(a.strength, b.strength)
+    drawn = rng.random() < draws
+    score_a = 0.5 if drawn else (1.0 if rng.random() < p_a else 0.0)
+    new_a, new_b = elo.updated_ratings(
+        elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a
+    )
+    for me, other, new in ((a, b, new_a), (b, a, new_b)):
+        me.rating = new
+        me.games += 1
+        me.load = ladder.decayed_load(me.load, me.last_played, now) + 1.0
+        me.last_played = now
+        me.opponents = ladder.opponents_after(me.opponents, other.id)
+    return score_a
+
+
+def simulate(
+    *, agents: int, spread: float, draws: float, seed: int, pairing: str
+) -> dict[str, float]:
+    """Kendall's tau at each checkpoint (mean games per agent) for one population."""
+    rng = random.Random(seed)
+    population = [Agent(i, rng.gauss(elo.INITIAL_RATING, spread)) for i in range(agents)]
+    by_id = {a.id: a for a in population}
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    taus: dict[str, float] = {}
+    played: list[tuple[int, int, float]] = []
+    checkpoints = list(CHECKPOINTS)
+    while checkpoints:
+        if pairing == "platform":
+            entries = [
+                Entry(
+                    id=a.id,
+                    owner=a.id,
+                    rating=a.rating,
+                    load=ladder.decayed_load(a.load, a.last_played, now),
+                    opponents=tuple(a.opponents),
+                )
+                for a in population
+            ]
+            pairs = [(by_id[x.id], by_id[y.id]) for x, y in pair_entries(entries, rng=rng)]
+        else:
+            shuffled = population[:]
+            rng.shuffle(shuffled)
+            pairs = list(zip(shuffled[::2], shuffled[1::2], strict=False))
+        for a, b in pairs:
+            played.append((a.id, b.id, play(a, b, rng, draws, now)))
+        now += PASS_EVERY
+        mean_games = statistics.fmean(a.games for a in population)
+        while checkpoints and mean_games >= checkpoints[0]:
+            n = checkpoints.pop(0)
+            truth = [a.strength for a in population]
+            taus[f"after_{n}_games"] = kendall_tau([a.rating for a in population], truth)
+            taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
+    return taus
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=200)
+    parser.add_argument("--spread", type=float, default=300.0, help="sd of true strengths (Elo)")
+    parser.add_argument("--draws", type=float, default=0.0, help="probability of a draw")
+    parser.add_argument("--seeds", type=int, default=5)
+    args = parser.parse_args()
+    result: dict[str, object] = {
+        "agents": args.agents,
+        "strength_sd_elo": args.spread,
+        "draw_probability": args.draws,
+        "seeds": args.seeds,
+        "target": "tau >= 0.9 within 30 games per agent",
+    }
+    for pairing in ("platform", "random"):
+        runs = [
+            simulate(
+                agents=args.agents, spread=args.spread, draws=args.draws, seed=s, pairing=pairing
+            )
+            for s in range(args.seeds)
+        ]
+        result[f"tau_{pairing}_pairing"] = {
+            key: round(statistics.fmean(r[key] for r in runs), 3) for key in runs[0]
+        }
+    platform_30 = result["tau_platform_pairing"]["after_30_games"]  # type: ignore[index]
+    result["target_met"] = platform_30 >= 0.9
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,493 @@
+"""Scale: one ladder of 10,000 agents and 1,000,000 finished ranked matches on PostgreSQL.
+
+Starts a throw-away PostgreSQL (``tests/e2e/parts.py``) and Redis (when installed, as the
+broker matchmaking enqueues to), migrates, and seeds the split-or-steal ladder with COPY:
+one user and one active accepted submission per agent, its rating row with the aggregates
+``rating_apply`` keeps, and the finished ranked matches (two seats and two rating changes
+each) drawn from hidden strengths and rated by the platform's Elo, spread over ``--days``.
+Per-call match logs are not seeded (issue 14 point 3 stores them as one blob per match).
+
+Then measures with Django's test client, ``--requests`` times each after a warm-up: p50/p95
+milliseconds, queries and bytes of the game page (first page of the leaderboard), a search on
+it, the API leaderboard, the home page, the agent page of the busiest agent and a match page;
+and the time and queries of one matchmaking pass over every (free) entry, split into the
+pairing transaction and the enqueueing after commit.
+
+Targets (issue 14): leaderboard page p95 <= 50 ms, query counts constant, matchmaking <= 1 s.
+The matchmaking pass is measured with the default bound on queued matches per ladder
+(``ARENA_MATCHMAKING_QUEUE_MAX``) and without one (every free entry paired at once).
+Run: `.venv/bin/python bench/scale.py` (full size: a few minutes, several GB of disk), or
+`.venv/bin/python bench/scale.py --agents 500 --matches 20000` for a quick run. JSON on stdout,
+progress on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+from tests.e2e.parts import (  # noqa: E402
+    postgres_available,
+    postgres_server,
+    redis_available,
+    redis_server,
+)
+
+GAME = "split-or-steal"
+OPPONENTS_KEPT = 16
+RECENT_S = 24 * 3600.0
+
+
+def log(message: str) -> None:
+    print(f"[scale] {message}", file=sys.stderr, flush=True)
+
+
+def _text(value: Any) -> str:
+    """One value in PostgreSQL's COPY text format."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict | list):
+        value = json.dumps(value)
+    text = str(value)
+    if any(c in text for c in "\\\t\n\r"):
+        text = text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+        text = text.replace("\r", "\\r")
+    return text
+
+
+def copy_rows(model: Any, columns: list[str], rows: Iterable[tuple[Any, ...]]) -> int:
+    """COPY ``rows`` (values for ``columns``) into ``model``'s table; every other column gets
+    the field's default, so a column another branch adds does not break the seed."""
+    from django.db import connection
+
+    fields = {f.column: f for f in model._meta.concrete_fields}
+    rest = [c for c in fields if c not in columns]
+    tail = "".join(
+        "\t"
+        + _text(None if fields[c].null and not fields[c].has_default() else fields[c].get_default())
+        for c in rest
+    )
+    table = model._meta.db_table
+    sql = f"COPY {table} ({', '.join([*columns, *rest])}) FROM STDIN"
+    count = 0
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        buffer = io.StringIO()
+        for row in rows:
+            buffer.write("\t".join(_text(v) for v in row) + tail + "\n")
+            count += 1
+            if count % 50_000 == 0:
+                copy.write(buffer.getvalue())
+                buffer = io.StringIO()
+        copy.write(buffer.getvalue())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "  # noqa: S608
+            f"(SELECT COALESCE(MAX(id), 1) FROM {table}))"
+        )
+    return count
+
+
+def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[str, Any]:
+    """Fill the ladder; returns what the measurements need (busiest agent, a recent match)."""
+    from arena.accounts.models import User
+    from arena.matches.models import Match, Participant
+    from arena.ratings import elo
+    from arena.ratings.models import Rating, RatingChange
+    from arena.submissions.models import Agent, Submission
+    from django.db import connection
+
+    from games.core import get_game_spec
+
+    version = get_game_spec(GAME).version
+    now = datetime.now(UTC)
+    start = now - timedelta(days=days)
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")  # no FK triggers while seeding
+
+    t0 = time.monotonic()
+    ids = range(1, agents + 1)
+    copy_rows(
+        User,
+        ["id", "password", "username", "is_superuser", "is_staff", "is_active", "date_joined"],
+        ((i, "!", f"user{i:05d}", False, False, True, start) for i in ids),
+    )
+    copy_rows(
+        Agent,
+        ["id", "owner_id", "game", "name", "created"],
+        ((i, i, GAME, f"agent{i:05d}", start) for i in ids),
+    )
+    copy_rows(
+        Submission,
+        [
+            "id",
+            "agent_id",
+            "version",
+            "source",
+            "sha256",
+            "game_version",
+            "status",
+            "active",
+            "created",
+        ],
+        ((i, i, 1, "", "0" * 64, version, "accepted", True, start) for i in ids),
+    )
+    log(f"{agents} users, agents, submissions: {time.monotonic() - t0:.1f} s")
+
+    # Simulate the matches: opponents near in hidden strength, outcomes from it, Elo as rated.
+    t0 = time.monotonic()
+    strength = [rng.gauss(1200, 300) for _ in ids]
+    by_strength = sorted(range(agents), key=strength.__getitem__)
+    place = {a: i for i, a in enumerate(by_strength)}
+    rating = [elo.INITIAL_RATING] * agents
+    games = [0] * agents
+    wins, losses, draws = [0] * agents, [0] * agents, [0] * agents
+    pay_sum, pay_sq = [0.0] * agents, [0.0] * agents
+    load = [0.0] * agents
+    last = [None] * agents  # type: list[datetime | None]
+    opponents: list[list[int]] = [[] for _ in ids]
+    seat_a, seat_b = array("l"), array("l")
+    outcome_a = array("b")  # 1 win, 0 draw, -1 loss
+    score_a, score_b = array("d"), array("d")
+    before_a, after_a, before_b, after_b = array("d"), array("d"), array("d"), array("d")
+    step = timedelta(days=days) / max(1, matches)
+    for m in range(matches):
+        a = rng.randrange(agents)
+        b = by_strength[min(agents - 1, max(0, place[a] + rng.randint(-60, 60)))]
+        if b == a:
+            b = (a + 1) % agents
+        p = elo.expected_score(strength[a], strength[b])
+        u = rng.random()
+        result = 0 if u < 0.05 else (1 if u < 0.05 + 0.95 * p else -1)
+        score = {1: 1.0, 0: 0.5, -1: 0.0}[result]
+        new_a, new_b = elo.updated_ratings(
+            elo.Standing(rating[a], games[a]), elo.Standing(rating[b], games[b]), score
+        )
+        at = start + step * m
+        pa, pb = float(rng.randint(0, 100)), float(rng.randint(0, 100))
+        for me, other, pay, res in ((a, b, pa, result), (b, a, pb, -result)):
+            games[me] += 1
+            wins[me] += res == 1
+            draws[me] += res == 0
+            losses[me] += res == -1
+            pay_sum[me] += pay
+            pay_sq[me] += pay * pay
+            previous = last[me]
+            if previous is not None:
+                load[me] *= math.exp(-(at - previous).total_seconds() / RECENT_S)
+            load[me] += 1.0
+            last[me] = at
+            opponents[me].insert(0, other + 1)
+            del opponents[me][OPPONENTS_KEPT:]
+        seat_a.append(a)
+        seat_b.append(b)
+        outcome_a.append(result)
+        score_a.append(pa)
+        score_b.append(pb)
+        before_a.append(rating[a])
+        before_b.append(rating[b])
+        after_a.append(new_a)
+        after_b.append(new_b)
+        rating[a], rating[b] = new_a, new_b
+    log(f"simulated {matches} matches: {time.monotonic() - t0:.1f} s")
+
+    t0 = time.monotonic()
+    copy_rows(
+        Rating,
+        [
+            "id", "submission_id", "game", "game_version", "rating", "games", "wins",
+            "losses", "draws", "payoff_sum", "payoff_squares", "mean_payoff", "last_played",
+            "recent_load", "recent_opponents", "updated",
+        ],
+        (
+            (
+                i + 1, i + 1, GAME, version, rating[i], games[i], wins[i], losses[i], draws[i],
+                pay_sum[i], pay_sq[i], pay_sum[i] / games[i] if games[i] else None, last[i],
+                load[i], opponents[i], now,
+            )
+            for i in range(agents)
+        ),
+    )  # fmt: skip
+    names = {1: ("win", "loss"), 0: ("draw", "draw"), -1: ("loss", "win")}
+    rounds = [
+        {"round": r, "choices": {"p0": "split", "p1": "steal"}, "points": {"p0": 0, "p1": 100}}
+        for r in range(1, 6)
+    ]
+
+    def match_rows() -> Iterator[tuple[Any, ...]]:
+        for m in range(matches):
+            at = start + step * m
+            first, second = names[outcome_a[m]]
+            winner = 0 if first == "win" else 1 if second == "win" else None
+            summary = (
+                f"agent{seat_a[m] + 1:05d} v1: {first}, score {score_a[m]:g}; "
+                f"agent{seat_b[m] + 1:05d} v1: {second}, score {score_b[m]:g}"
+            )
+            yield (
+                m + 1, GAME, version, "ranked", "finished", True, m, winner, rounds, {},
+                summary, 12.5, True, at, at, at + timedelta(seconds=12.5),
+            )  # fmt: skip
+
+    copy_rows(
+        Match,
+        [
+            "id", "game", "game_version", "kind", "status", "timed", "seed", "winner_seat",
+            "rounds", "stats", "summary", "duration_s", "rated", "created", "started",
+            "finished",
+        ],
+        match_rows(),
+    )  # fmt: skip
+    log(f"{matches} matches copied: {time.monotonic() - t0:.1f} s")
+
+    t0 = time.monotonic()
+
+    def seat_rows() -> Iterator[tuple[Any, ...]]:
+        for m in range(matches):
+            first, second = names[outcome_a[m]]
+            yield (2 * m + 1, m + 1, 0, seat_a[m] + 1, first, "normal", score_a[m],
+                   before_a[m], after_a[m])  # fmt: skip
+            yield (2 * m + 2, m + 1, 1, seat_b[m] + 1, second, "normal", score_b[m],
+                   before_b[m], after_b[m])  # fmt: skip
+
+    copy_rows(
+        Participant,
+        ["id", "match_id", "seat", "submission_id", "outcome", "reason", "score",
+         "rating_before", "rating_after"],
+        seat_rows(),
+    )  # fmt: skip
+
+    def change_rows() -> Iterator[tuple[Any, ...]]:
+        for m in range(matches):
+            at = start + step * m
+            yield (2 * m + 1, seat_a[m] + 1, m + 1, before_a[m], after_a[m], at)
+            yield (2 * m + 2, seat_b[m] + 1, m + 1, before_b[m], after_b[m], at)
+
+    copy_rows(RatingChange, ["id", "rating_id", "match_id", "before", "after", "created"],
+              change_rows())  # fmt: skip
+    log(f"{2 * matches} seats and rating changes copied: {time.monotonic() - t0:.1f} s")
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = DEFAULT")
+        t0 = time.monotonic()
+        cursor.execute("VACUUM ANALYZE")
+        cursor.execute("SELECT pg_database_size(current_database())")
+        size = cursor.fetchone()[0]
+    log(f"vacuum analyze: {time.monotonic() - t0:.1f} s; database {size / 1e9:.2f} GB")
+    busiest = max(range(agents), key=games.__getitem__)
+    return {
+        "busiest_agent": busiest + 1,
+        "busiest_agent_matches": games[busiest],
+        "recent_match": matches,
+        "database_bytes": size,
+    }
+
+
+def measure(fetch: Callable[[], Any], requests: int) -> dict[str, Any]:
+    """p50/p95 ms, queries and bytes of one page."""
+    from django.db import connection
+
+    for _ in range(3):
+        fetch()
+    executed: list[str] = []
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed.append(sql)
+        return execute(sql, params, many, context)
+
+    # Not CaptureQueriesContext: a request resets the connection's query log when it starts.
+    with connection.execute_wrapper(count):
+        response = fetch()
+    if response.status_code != 200:
+        raise RuntimeError(f"status {response.status_code}: {response.content[:300]!r}")
+    times, cpu = [], []
+    for _ in range(requests):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fetch()
+        times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+    times.sort()
+    return {
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)], 1),
+        # The web process's own CPU (the database's is not in it): on a shared machine wall
+        # time also holds waiting for a core.
+        "web_cpu_p50_ms": round(statistics.median(cpu), 1),
+        "queries": len(executed),
+        "bytes": len(response.content),
+    }
+
+
+def explain(client: Any, path: str) -> None:
+    """EXPLAIN ANALYZE every query of one request, on stderr."""
+    from django.db import connection
+
+    seen: list[tuple[str, Any]] = []
+
+    def keep(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        seen.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        client.get(path)
+    with connection.cursor() as cursor:
+        for sql, params in seen:
+            cursor.execute(f"EXPLAIN ANALYZE {sql}", params)
+            plan = "\n  ".join(row[0] for row in cursor.fetchall())
+            log(f"{path}: {sql[:200]}\n  {plan}")
+
+
+def matchmaking_pass(queue_max: int) -> dict[str, Any]:
+    """One pass over the ladder (every entry free) with ``ARENA_MATCHMAKING_QUEUE_MAX`` set to
+    ``queue_max`` (0: no bound), then its matches deleted again."""
+    from arena.matches.models import Match
+    from arena.ratings import services
+    from arena.workflows.dispatch import matches_enqueue_on_commit
+    from django.conf import settings
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    settings.ARENA_MATCHMAKING_QUEUE_MAX = queue_max
+
+    callbacks: list[Callable[[], Any]] = []
+    with CaptureQueriesContext(connection) as ctx:
+        t0, c0 = time.perf_counter(), time.process_time()
+        with transaction.atomic():
+            created = services.ladder_pair(game=GAME)
+            matches_enqueue_on_commit(created)
+            callbacks = [fn for _, fn, _ in connection.run_on_commit]
+            connection.run_on_commit = []  # run below, timed on their own
+        paired_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    for fn in callbacks:
+        fn()
+    enqueue_s = time.perf_counter() - t1
+    cpu_s = time.process_time() - c0
+    Match.objects.filter(pk__in=[m.pk for m in created]).delete()
+    return {
+        "queue_max": queue_max,
+        "pairing_transaction_s": round(paired_s, 3),
+        "enqueue_after_commit_s": round(enqueue_s, 3),
+        "total_s": round(paired_s + enqueue_s, 3),
+        "web_cpu_s": round(cpu_s, 3),  # this process's CPU (not the database's, not Redis's)
+        "queries": len(ctx.captured_queries),
+        "matches_created": len(created),
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    var = Path(tempfile.mkdtemp(prefix="arena-scale-"))
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, var, ignore_errors=True)
+        database_url = stack.enter_context(postgres_server())
+        os.environ.update(
+            ARENA_DATABASE_URL=database_url,
+            ARENA_VAR_DIR=str(var),
+            DJANGO_SECRET_KEY="scale-bench-only-" + "x" * 40,
+            DJANGO_SETTINGS_MODULE="arena.settings",
+            ARENA_LOG_LEVEL="WARNING",
+            # The test client's host; templates are not instrumented (no setup_test_environment)
+            # so pages render as in production.
+            DJANGO_ALLOWED_HOSTS="testserver",
+        )
+        broker = "filesystem (no redis-server installed)"
+        if redis_available():
+            os.environ["REDIS_URL"] = stack.enter_context(redis_server())
+            broker = "redis"
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.test import Client
+
+        call_command("migrate", verbosity=0)
+        t0 = time.monotonic()
+        seeded = seed(
+            agents=args.agents, matches=args.matches, days=args.days, rng=random.Random(args.seed)
+        )
+        seed_s = time.monotonic() - t0
+        from arena.submissions.models import Submission
+
+        client = Client()
+        busiest = Submission.objects.get(pk=seeded["busiest_agent"])
+        pages = {
+            "leaderboard_page": f"/games/{GAME}/",
+            "leaderboard_search": f"/games/{GAME}/?q=user0999",
+            "leaderboard_page_100": f"/games/{GAME}/?page=100",
+            "api_leaderboard": f"/api/leaderboard/{GAME}",
+            "home": "/",
+            "agent_page_busiest": f"/submissions/agents/{busiest.agent_id}/",
+            "match_page": f"/matches/{seeded['recent_match']}/",
+        }
+        if args.explain:
+            explain(client, pages["leaderboard_page"])
+            explain(client, pages["agent_page_busiest"])
+        figures = {}
+        for name, path in pages.items():
+            figures[name] = measure(lambda p=path: client.get(p), args.requests)
+            log(f"{name}: {figures[name]}")
+        from django.conf import settings
+
+        default_cap = settings.ARENA_MATCHMAKING_QUEUE_MAX
+        bounded = [matchmaking_pass(default_cap) for _ in range(args.passes)]
+        unbounded = [matchmaking_pass(0) for _ in range(args.passes)]
+        log(f"matchmaking: {bounded} {unbounded}")
+        return {
+            "load_average_1_5_15": os.getloadavg(),
+            "cores": os.cpu_count(),
+            "agents": args.agents,
+            "matches": args.matches,
+            "seed_s": round(seed_s, 1),
+            "database_bytes": seeded["database_bytes"],
+            "busiest_agent_matches": seeded["busiest_agent_matches"],
+            "requests_per_page": args.requests,
+            "pages": figures,
+            "broker": broker,
+            "matchmaking_pass_bounded_queue": bounded,
+            "matchmaking_pass_unbounded": unbounded,
+            "targets": {
+                "leaderboard_page_p95_ms<=50": figures["leaderboard_page"]["p95_ms"] <= 50,
+                "matchmaking_s<=1 (bounded queue, median pass)": statistics.median(
+                    p["total_s"] for p in bounded
+                )
+                <= 1.0,
+            },
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=10_000)
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--days", type=float, default=200.0, help="the matches span this")
+    parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
+    parser.add_argument("--passes", type=int, default=3, help="matchmaking passes timed")
+    parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--explain", action="store_true", help="query plans on stderr")
+    args = parser.parse_args()
+    if not postgres_available():
+        sys.exit("bench/scale.py needs PostgreSQL's server binaries (Debian: postgresql-15)")
+    print(json.dumps(run(args), indent=2))
+
+
+if __name__ == "__main__":
+    main()

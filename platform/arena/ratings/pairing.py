@@ -1,0 +1,182 @@
+"""Who plays whom: the matchmaking rules of DESIGN.md §7 as a pure function (no Django), so
+``services.matchmaking_run`` and the ratings-quality bench run the same code.
+
+The rules, in order:
+- entries with the fewest recent games choose first (ties at random);
+- the opponent is looked for within ``first_window`` rating points, and the window doubles
+  until it holds an eligible one; within that window the opponent met least often lately,
+  then least recently, then nearest in rating, then with the fewest recent games, is taken;
+- never two entries of one owner (house bots are all the house's: see below), never the
+  opponent of the last match, and an entry plays at most one match per pass (the caller
+  leaves out entries that already have a ranked match in flight);
+- house bots play each other only at low priority: when no user entry is left waiting, and
+  each at most ``house_load_cap`` recent games.
+
+One pass over n free entries takes O(n log n): entries sit in a list sorted by rating, a
+chooser scans outward from its own place and stops at the first opponent it never met lately
+(the best there is within the window), so a large ladder costs a few steps per entry.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+#: Opponents are first looked for within this many points, then the window doubles.
+FIRST_WINDOW = 100.0
+
+
+class Entry(NamedTuple):
+    """What pairing needs to know about one free ladder entry (a tuple: a pass builds 10,000)."""
+
+    #: The submission (the ladder entry's identity in matches).
+    id: int
+    owner: int
+    rating: float
+    #: Recent games (decayed, see ``ladder.decayed_load``) as of now.
+    load: float = 0.0
+    #: Submission ids of the latest opponents, newest first.
+    opponents: Sequence[int] = ()
+    house: bool = False
+
+    @property
+    def last_opponent(self) -> int | None:
+        """The opponent of the entry's last match."""
+        return self.opponents[0] if self.opponents else None
+
+
+@dataclass
+class _Pool:
+    """Unpaired entries sorted by (rating, id), with removal."""
+
+    keys: list[tuple[float, int]] = field(default_factory=list)
+    entries: dict[tuple[float, int], Entry] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> _Pool:
+        pool = cls()
+        for e in entries:
+            pool.entries[(e.rating, e.id)] = e
+        pool.keys = sorted(pool.entries)
+        return pool
+
+    def remove(self, entry: Entry) -> None:
+        key = (entry.rating, entry.id)
+        del self.keys[bisect_left(self.keys, key)]
+        del self.entries[key]
+
+    def __contains__(self, entry: Entry) -> bool:
+        return (entry.rating, entry.id) in self.entries
+
+    def by_distance(self, entry: Entry) -> Iterable[tuple[float, Entry]]:
+        """Other entries in increasing rating distance from ``entry``."""
+        keys = self.keys
+        start = bisect_left(keys, (entry.rating, entry.id))
+        left, right = start - 1, start
+        while left >= 0 or right < len(keys):
+            left_d = entry.rating - keys[left][0] if left >= 0 else float("inf")
+            right_d = keys[right][0] - entry.rating if right < len(keys) else float("inf")
+            if left_d <= right_d:
+                key, left = keys[left], left - 1
+                distance = left_d
+            else:
+                key, right = keys[right], right + 1
+                distance = right_d
+            other = self.entries[key]
+            if other.id != entry.id:
+                yield distance, other
+
+
+def _eligible(a: Entry, b: Entry, *, house_vs_house: bool) -> bool:
+    if a.id == b.id or a.last_opponent == b.id or b.last_opponent == a.id:
+        return False
+    if a.house and b.house:
+        return house_vs_house
+    return a.owner != b.owner
+
+
+def choose_opponent(
+    entry: Entry, pool: _Pool, *, first_window: float = FIRST_WINDOW, house_vs_house: bool
+) -> Entry | None:
+    """The opponent ``entry`` takes from ``pool`` by the rules above, or None."""
+    met = {opponent: entry.opponents.count(opponent) for opponent in entry.opponents}
+    last_met = {}
+    for index, opponent in enumerate(entry.opponents):
+        last_met.setdefault(opponent, index)
+    window: float | None = None
+    best: tuple[tuple[float, ...], Entry] | None = None
+    for distance, other in pool.by_distance(entry):
+        if window is not None and distance > window:
+            break
+        if not _eligible(entry, other, house_vs_house=house_vs_house):
+            continue
+        if window is None:
+            window = first_window
+            while distance > window:
+                window *= 2
+        # Met least often, then least recently (a higher index in the list is longer ago).
+        key = (met.get(other.id, 0), -last_met.get(other.id, len(entry.opponents)), distance)
+        key += (other.load,)
+        if best is None or key < best[0]:
+            best = (key, other)
+        if other.id not in met:
+            break  # nothing later in the scan can beat a nearest opponent never met lately
+    return best[1] if best else None
+
+
+def pair_entries(
+    entries: Sequence[Entry],
+    *,
+    rng: random.Random | None = None,
+    first_window: float = FIRST_WINDOW,
+    house_play: bool = True,
+    house_load_cap: float = float("inf"),
+    max_pairs: int | None = None,
+) -> list[tuple[Entry, Entry]]:
+    """Pairs for one pass over the free ``entries`` of one ladder; seat order is random.
+
+    ``house_play`` False keeps house bots from playing each other in this pass (the caller
+    knows when user matches are waiting for a worker). ``max_pairs`` stops the pass after
+    that many pairs: those who have played least lately are served first.
+    """
+    if max_pairs is not None and max_pairs <= 0:
+        return []
+    rng = rng or random.Random()
+    order = list(entries)
+    rng.shuffle(order)  # ties in recent games are broken at random
+    order.sort(key=lambda e: e.load)
+    pool = _Pool.of(order)
+    pairs: list[tuple[Entry, Entry]] = []
+
+    def pair(a: Entry, b: Entry) -> None:
+        pool.remove(a)
+        pool.remove(b)
+        pairs.append((a, b) if rng.random() < 0.5 else (b, a))
+
+    def full() -> bool:
+        return max_pairs is not None and len(pairs) >= max_pairs
+
+    for entry in order:
+        if full():
+            return pairs
+        if entry not in pool:
+            continue
+        opponent = choose_opponent(entry, pool, first_window=first_window, house_vs_house=False)
+        if opponent is not None:
+            pair(entry, opponent)
+    waiting_users = any(not e.house for e in pool.entries.values())
+    if house_play and not waiting_users:
+        houses = [e for e in order if e in pool and e.house and e.load < house_load_cap]
+        pool = _Pool.of(houses)
+        for entry in houses:
+            if full():
+                break
+            if entry not in pool:
+                continue
+            opponent = choose_opponent(entry, pool, first_window=first_window, house_vs_house=True)
+            if opponent is not None:
+                pair(entry, opponent)
+    return pairs
