@@ -1,7 +1,11 @@
-"""Match pages show a readable replay per game: every game a transcript of moves; chess a board
-to step through; poker a hand log."""
+"""Every game's match page carries a replay built by the game's own presenter, for one shared
+player; long matches stay light; the turn log is paginated, with a "my seat only" filter."""
 
 from __future__ import annotations
+
+import json
+import re
+from typing import Any
 
 import pytest
 from arena.submissions.services import house_submission_ensure
@@ -10,65 +14,107 @@ from arena.workflows.matches import match_run
 from django.test import Client
 
 from games.core import available_game_ids, get_game_spec
+from games.core.presenter import generic_present
 
 pytestmark = pytest.mark.django_db
 
 
-def played(game: str) -> str:
-    bots = sorted(get_game_spec(game).bots)
+def play(game: str, bots: list[str] | None = None, config: dict[str, Any] | None = None) -> int:
+    names = bots or sorted(get_game_spec(game).bots)[:2]
     match = match_create(
-        kind="ranked",
-        submissions=[house_submission_ensure(game=game, bot=b) for b in bots[:2]],
+        kind="ranked", submissions=[house_submission_ensure(game=game, bot=b) for b in names]
     )
+    if config:
+        match.config = config
+        match.save(update_fields=["config"])
     match_run(match_id=match.pk)
-    response = Client().get(f"/matches/{match.pk}/")
-    assert response.status_code == 200
-    return response.content.decode()
+    return int(match.pk)
 
 
-@pytest.mark.parametrize("game", [g for g in available_game_ids() if g != "poker"])
-def test_every_game_has_a_replay(game: str) -> None:
-    page = played(game)
-    assert "finished" in page
-    assert "Replay" in page or "Hand log" in page
+def replay_of(page: str) -> dict[str, Any]:
+    found = re.search(
+        r'<script id="replay-data" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert found, "the page carries the replay's frames"
+    return dict(json.loads(found.group(1)))
 
 
-@pytest.mark.skipif("chess" not in available_game_ids(), reason="chess is not in this tree")
-def test_chess_shows_boards_to_step_through() -> None:
-    page = played("chess")
-    assert "data-stepper" in page and page.count("<svg") > 10
+@pytest.mark.parametrize("game", available_game_ids())
+def test_every_game_has_its_own_presenter_and_frames(game: str) -> None:
+    assert get_game_spec(game).presenter is not generic_present
+    match_id = play(game)
+    page = Client().get(f"/matches/{match_id}/").content.decode()
+    replay = replay_of(page)
+    assert replay["total"] == len(replay["frames"]) > 0
+    kinds = {replay["widgets"][i]["kind"] for f in replay["frames"] for i in f[3]}
+    assert kinds, "every frame has something to draw"
+    assert "data-player" in page and "player.js" in page
 
 
-@pytest.mark.skipif("poker" not in available_game_ids(), reason="poker is not in this tree")
-def test_poker_shows_a_hand_log() -> None:
-    page = played("poker")
-    assert "finished" in page and "Hand log" in page and "preflop" in page
+def test_chess_frames_are_boards_with_the_last_move_and_a_pgn() -> None:
+    match_id = play("chess")
+    replay = replay_of(Client().get(f"/matches/{match_id}/").content.decode())
+    boards = [w for w in replay["widgets"] if w["kind"] == "board"]
+    assert boards[0]["fen"] == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+    assert any(w["lastmove"] for w in boards)
+    (pgn,) = replay["downloads"]
+    assert pgn["filename"].endswith(".pgn") and "[White " in pgn["text"] and "1." in pgn["text"]
+    labels = [f[1] for f in replay["frames"]]
+    assert labels[1].startswith("1. ") and labels[2].startswith("1... ")  # moves in SAN
 
 
-def test_round_results_read_as_words_by_seat_name() -> None:
-    from arena.matches.replays import round_rows
+def test_poker_frames_show_cards_streets_and_bb_per_100() -> None:
+    match_id = play("poker", config={"hands": 6})
+    replay = replay_of(Client().get(f"/matches/{match_id}/").content.decode())
+    labels = [f[1] for f in replay["frames"]]
+    assert "hand 1 · preflop" in labels
+    assert any("BB/100" in label for label, _ in replay["summary"])
+    seats = [w for w in replay["widgets"] if w["kind"] == "seats"]
+    assert all(len(s["seats"]) == 2 for s in seats)
 
-    rounds = [
-        {
-            "round": 1,
-            "result": {
-                "p0": {
-                    "round": 1,
-                    "your_choice": "steal",
-                    "opponent_choice": "split",
-                    "your_points": 100,
-                    "opponent_points": 0,
-                },
-                "p1": {
-                    "round": 1,
-                    "your_choice": "split",
-                    "opponent_choice": "steal",
-                    "your_points": 0,
-                    "opponent_points": 100,
-                },
-            },
-        }
-    ]
-    (row,) = round_rows(rounds, {0: "ann v1", 1: "bob v2"})
-    assert row["points"] == "ann v1 100, bob v2 0"
-    assert row["details"] == ["ann v1: choice = steal", "bob v2: choice = split"]
+
+def weight(client: Client, match_id: int) -> int:
+    """Bytes of the page, its first page of the turn log, and the assets it loads."""
+    page = client.get(f"/matches/{match_id}/")
+    total = len(page.content) + len(client.get(f"/matches/{match_id}/calls/").content)
+    for asset in re.findall(r'src="(/static/[^"]+)"|href="(/static/[^"]+)"', page.content.decode()):
+        url = asset[0] or asset[1]
+        response = client.get(url)
+        total += (
+            len(b"".join(response.streaming_content))
+            if response.streaming
+            else len(response.content)
+        )  # type: ignore[attr-defined]
+    return total
+
+
+@pytest.mark.slow
+def test_a_100_hand_poker_match_page_weighs_under_300_kb(settings: Any) -> None:
+    settings.ARENA_SERVE_STATIC = True
+    match_id = play("poker", ["always-call", "hand-strength"])
+    bytes_ = weight(Client(), match_id)
+    print(f"100-hand poker match page: {bytes_} bytes")
+    assert bytes_ < 300 * 1024
+
+
+def test_the_turn_log_is_paginated_and_filters_my_seat(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.matches.models import Match
+    from arena.submissions.models import Submission
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client = Client()
+    client.force_login(make_user("ann"))
+    upload = SimpleUploadedFile("a.py", starter_source.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    submission = Submission.objects.get(agent__owner__username="ann")
+    committed(
+        lambda: client.post(f"/submissions/{submission.pk}/train/", {"opponent": "house:random"})
+    )
+    match = Match.objects.filter(kind="training").get()
+    page = client.get(f"/matches/{match.pk}/calls/").content.decode()
+    assert "my seat only" in page and 'pre class="stdout"' in page
+    mine = client.get(f"/matches/{match.pk}/calls/?mine=1").content.decode()
+    assert mine.count("<tr class") < page.count("<tr class")
+    assert "<td>random v1</td>" in page and "<td>random v1</td>" not in mine
