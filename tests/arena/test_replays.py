@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +20,15 @@ from games.core.presenter import generic_present
 pytestmark = pytest.mark.django_db
 
 
-def play(game: str, bots: list[str] | None = None, config: dict[str, Any] | None = None) -> int:
+def play(
+    game: str,
+    bots: list[str] | None = None,
+    config: dict[str, Any] | None = None,
+    kind: str = "ranked",
+) -> int:
     names = bots or sorted(get_game_spec(game).bots)[:2]
     match = match_create(
-        kind="ranked", submissions=[house_submission_ensure(game=game, bot=b) for b in names]
+        kind=kind, submissions=[house_submission_ensure(game=game, bot=b) for b in names]
     )
     if config:
         match.config = config
@@ -74,26 +80,43 @@ def test_poker_frames_show_cards_streets_and_bb_per_100() -> None:
 
 
 def weight(client: Client, match_id: int) -> int:
-    """Bytes of the page, its first page of the turn log, and the assets it loads."""
+    """Bytes of the page, its first page of the turn log, and the local assets it loads."""
+    from django.contrib.staticfiles import finders
+
     page = client.get(f"/matches/{match_id}/")
+    assert page.status_code == 200
     total = len(page.content) + len(client.get(f"/matches/{match_id}/calls/").content)
-    for asset in re.findall(r'src="(/static/[^"]+)"|href="(/static/[^"]+)"', page.content.decode()):
-        url = asset[0] or asset[1]
-        response = client.get(url)
-        total += (
-            len(b"".join(response.streaming_content))
-            if response.streaming
-            else len(response.content)
-        )  # type: ignore[attr-defined]
+    assets = re.findall(r'(?:src|href)="/static/([^"]+)"', page.content.decode())
+    assert any(a.endswith("player.js") for a in assets)
+    for asset in assets:
+        found = finders.find(asset)
+        assert found, f"{asset} is served locally"
+        total += Path(found).stat().st_size
     return total
 
 
 @pytest.mark.slow
-def test_a_100_hand_poker_match_page_weighs_under_300_kb(settings: Any) -> None:
-    settings.ARENA_SERVE_STATIC = True
+def test_a_100_hand_poker_match_page_weighs_under_300_kb() -> None:
     match_id = play("poker", ["always-call", "hand-strength"])
     bytes_ = weight(Client(), match_id)
     print(f"100-hand poker match page: {bytes_} bytes")
+    assert bytes_ < 300 * 1024
+
+
+@pytest.mark.slow
+def test_a_300_ply_chess_match_page_weighs_under_300_kb(make_user: Any) -> None:
+    # Two games between random movers run long (a 1000-ply cap each); check the plies played.
+    match_id = play("chess", ["random", "random"], kind="training")
+    staff = make_user("staff")  # a training match (random against itself): staff may watch it
+    staff.is_staff = True
+    staff.save()
+    client = Client()
+    client.force_login(staff)
+    replay = replay_of(client.get(f"/matches/{match_id}/").content.decode())
+    plies = sum(1 for f in replay["frames"] if not f[1].endswith("start"))
+    assert plies >= 300, f"the match had {plies} plies; pick a longer seed"
+    bytes_ = weight(client, match_id)
+    print(f"{plies}-ply chess match page: {bytes_} bytes")
     assert bytes_ < 300 * 1024
 
 
