@@ -117,7 +117,9 @@
       const table = el("table", "widget-table");
       const head = el("tr");
       (w.head || []).forEach((h) => head.append(el("th", "", h)));
-      table.append(el("thead")).append(head);
+      const thead = el("thead");
+      thead.append(head);
+      table.append(thead);
       const body = el("tbody");
       (w.rows || []).forEach((r) => {
         const row = el("tr");
@@ -162,13 +164,15 @@
         if (item) this.show(Number(item.dataset.index));
       });
       document.addEventListener("keydown", (e) => this.key(e));
-      this.load(data);
+      this.load(data, true);
+      // A link to a moment opens there; a live match opens at its latest move; a replay at 1.
       const wanted = /frame=(\d+)/.exec(window.location.hash);
-      this.show(wanted ? Number(wanted[1]) - 1 : 0);
+      const live = root.dataset.live === "1";
+      this.show(wanted ? Number(wanted[1]) - 1 : live ? this.frames.length - 1 : 0);
     }
 
     // Frames from data.start on replace what the player had from there (the last may grow).
-    load(data) {
+    load(data, initial = false) {
       const atEnd = this.at >= this.frames.length - 1;
       const fresh = (data.frames || []).map(([round, label, seq, ids]) => ({
         round, label, seq, widgets: ids.map((i) => data.widgets[i]),
@@ -178,6 +182,7 @@
       this.ui.scrub.max = String(Math.max(1, this.frames.length));
       this.renderList(data.start || 0);
       this.renderExtras(data);
+      if (initial) return;
       if (atEnd && !this.timer) this.show(this.frames.length - 1);
       else this.show(this.at, (data.start || 0) <= this.at);
     }
