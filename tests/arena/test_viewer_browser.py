@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from arena.matches.services import match_create, match_run
 from arena.submissions.services import house_submission_ensure
+from django.db import transaction
 
 from games.core import available_game_ids, get_game_spec
 from tests.conftest import require_part
@@ -41,11 +42,11 @@ def driver() -> Iterator[Any]:
 
 def ranked_match(game: str) -> int:
     bots = sorted(get_game_spec(game).bots)[:2]
-    match = match_create(
-        kind="ranked", submissions=[house_submission_ensure(game=game, bot=b) for b in bots]
-    )
-    if game in CONFIGS:
-        match.config = CONFIGS[game]
+    with transaction.atomic():  # the config is set before the match is enqueued on commit
+        match = match_create(
+            kind="ranked", submissions=[house_submission_ensure(game=game, bot=b) for b in bots]
+        )
+        match.config = CONFIGS.get(game, {})
         match.save(update_fields=["config"])
     match_run(match_id=match.pk)
     return int(match.pk)
