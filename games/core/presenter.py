@@ -75,7 +75,8 @@ class Replay:
     def packed(self, start: int = 0) -> dict[str, Any]:
         """The frames from ``start`` on, each widget stored once: frames list indices into a
         ``widgets`` pool (a 100-hand poker match repeats the same seats and scores hundreds of
-        times). The player unpacks them; ``start`` lets a live page fetch only what is new."""
+        times). The player unpacks them; ``start`` lets a live page fetch only what is new
+        (from ``round_start``: a round's frames can change until the round is over)."""
         pool: list[Widget] = []
         index: dict[str, int] = {}
         frames = []
@@ -88,9 +89,15 @@ class Replay:
                     pool.append(widget)
                 ids.append(index[key])
             frames.append([frame["round"], frame["label"], frame["seq"], ids])
+        last_round = self.frames[-1]["round"] if self.frames else None
+        round_start = len(self.frames)
+        while round_start > 0 and self.frames[round_start - 1]["round"] == last_round:
+            round_start -= 1
         return {
             "start": start,
             "total": len(self.frames),
+            # Where the round still being played begins: its frames may be rebuilt as it ends.
+            "round_start": round_start,
             "widgets": pool,
             "frames": frames,
             "summary": self.summary,

@@ -144,6 +144,8 @@ def test_the_chess_board_is_drawn_from_the_frames(driver: Any, live_server: Any)
     assert squares[60].text == "♔"  # e1
     driver.find_element(By.CSS_SELECTOR, "[data-next]").click()
     assert len(driver.find_elements(By.CSS_SELECTOR, ".chessboard .sq.last")) == 2
-    assert driver.find_element(By.CSS_SELECTOR, "[data-downloads] a").get_attribute(
-        "download"
-    ).endswith(".pgn")
+    assert (
+        driver.find_element(By.CSS_SELECTOR, "[data-downloads] a")
+        .get_attribute("download")
+        .endswith(".pgn")
+    )

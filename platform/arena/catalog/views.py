@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.matches.models import Match
+from arena.matches.selectors import ranked_matches
 from arena.ratings.selectors import ladder_sizes, leaderboard_page
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
@@ -49,11 +49,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
     ``?q=`` searches agent names and owners)."""
     spec = _spec(game)
     rules_html = _rules_html(spec.id, spec.version)
-    recent = (
-        Match.objects.filter(game=game, kind=Match.Kind.RANKED, status=Match.Status.FINISHED)
-        .defer("rounds", "final_state", "stats")
-        .order_by("-id")[:10]
-    )
+    recent = ranked_matches(live=False, game=game)
     board = leaderboard_page(game=game, page=_page_number(request), search=request.GET.get("q", ""))
     return render(
         request,
@@ -64,6 +60,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
             "board": board,
             "bots": sorted(spec.bots),
             "recent": recent,
+            "live": ranked_matches(live=True, game=game),
         },
     )
 

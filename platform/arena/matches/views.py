@@ -38,8 +38,8 @@ def _head_context(request: HttpRequest, match: Match, start: int) -> dict[str, o
         "participants": participants,
         "mine": mine,
         "replay": replay,
-        # The next poll asks again for the last frame: it may still grow (a street in play).
-        "next_start": max(0, replay["total"] - 1),
+        # The next poll asks again for the round in play: its frames may still change.
+        "next_start": replay["round_start"],
     }
 
 
@@ -56,6 +56,9 @@ def live(request: HttpRequest, match_id: int) -> HttpResponse:
     try:
         start = max(0, int(request.GET.get("start", "0")))
     except ValueError:
+        start = 0
+    if match.is_done:
+        # The end can reveal what was hidden while it ran: send the whole replay once more.
         start = 0
     response = render(request, "matches/_head.html", _head_context(request, match, start))
     if match.is_done:
