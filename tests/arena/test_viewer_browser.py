@@ -71,7 +71,8 @@ for (let i = 0; i < player.frames.length; i += 1) {
   const label = document.querySelector("[data-frame-label]").textContent;
   if (player.at !== i) problems.push(`at ${player.at} instead of ${i}`);
   if (!stage.children.length) problems.push(`frame ${i + 1} draws nothing`);
-  if (label !== player.frames[i].label) problems.push(`frame ${i + 1} label ${label} != ${player.frames[i].label}`);
+  const want = player.frames[i].label;
+  if (label !== want) problems.push(`frame ${i + 1} shows ${label}, not ${want}`);
 }
 return problems;
 """
