@@ -47,6 +47,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 data=upload_file.read(4 * 1024 * 1024 + 1),
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
+                size=upload_file.size,
             )
         except RateLimited as exc:
             return _throttled(

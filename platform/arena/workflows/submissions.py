@@ -53,8 +53,11 @@ def submission_upload(
     source: str | None = None,
     name: str | None = None,
     filename: str | None = None,
+    size: int | None = None,
 ) -> Submission:
     """Check and store an upload, and queue its self-play validation once committed.
+
+    ``size`` is the uploaded file's real size when ``data`` holds only its start.
 
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails, and
     ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
@@ -62,7 +65,7 @@ def submission_upload(
     """
     upload_throttle_check(owner=owner)
     submission = submission_services.submission_create(
-        owner=owner, data=data, source=source, name=name, filename=filename
+        owner=owner, data=data, source=source, name=name, filename=filename, size=size
     )
     match_schedule(kind=Match.Kind.VALIDATION, submissions=[submission, submission], timed=True)
     return submission
