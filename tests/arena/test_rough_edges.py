@@ -61,6 +61,7 @@ def test_another_users_agent_page_links_no_version_they_cannot_open(
     submission = Submission.objects.get()
     page = bob.get(f"/submissions/agents/{submission.agent_id}/").content.decode()
     assert f'href="/submissions/{submission.pk}/"' not in page
-    assert f'href="/submissions/{submission.pk}/"' in alice.get(
-        f"/submissions/agents/{submission.agent_id}/"
-    ).content.decode()
+    assert (
+        f'href="/submissions/{submission.pk}/"'
+        in alice.get(f"/submissions/agents/{submission.agent_id}/").content.decode()
+    )

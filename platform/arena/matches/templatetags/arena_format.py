@@ -7,17 +7,9 @@ from typing import Any
 from django import template
 
 from games.core.presenter import number
+from games.core.record import reason_text
 
 register = template.Library()
-
-#: What each outcome reason means, in words a participant can act on.
-REASON_WORDS = {
-    "normal": "",
-    "timeout": "timed out: a call ran past its time budget",
-    "illegal": "forfeited after four illegal actions in a row",
-    "crash": "crashed: the agent's process died or broke the protocol",
-    "init_error": "failed to start: loading the agent or on_match_start failed",
-}
 
 
 @register.filter
@@ -29,4 +21,6 @@ def score(value: Any) -> str:
 @register.filter
 def reason_words(reason: Any) -> str:
     """An outcome reason as a sentence fragment (``normal`` says nothing)."""
-    return REASON_WORDS.get(str(reason or ""), str(reason or ""))
+    if str(reason or "normal") == "normal":
+        return ""
+    return reason_text(str(reason))
