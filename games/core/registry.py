@@ -99,6 +99,19 @@ class GameSpec:
         """How the ladder ranks the game: ``"elo"`` or ``"mean_payoff"`` (``Game.ranking``)."""
         return self.game_class.ranking
 
+    @property
+    def blurb(self) -> str:
+        """What the game is, in a sentence or two: the first paragraph of ``rules.md``."""
+        paragraph: list[str] = []
+        for line in self.rules_markdown().splitlines():
+            text = line.strip()
+            if text.startswith("#") or (not text and not paragraph):
+                continue
+            if not text:
+                break
+            paragraph.append(text)
+        return " ".join(paragraph)
+
     def rules_markdown(self) -> str:
         """The game's ``rules.md``."""
         return (self.package_dir / "rules.md").read_text(encoding="utf-8")
