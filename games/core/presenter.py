@@ -11,7 +11,7 @@ frames are built from a small set of widgets the player knows how to draw:
 ``{"kind": "cards", "label", "cards"}``  playing cards (``"As"``, ``"Td"``) or plain numbers;
 ``{"kind": "dice", "label", "dice"}``  die faces (``0`` is a hidden die);
 ``{"kind": "chat", "messages": [{"seat", "who", "text"}]}``;
-``{"kind": "facts", "items": [[label, value]]}``;
+``{"kind": "facts", "items": [[label, value]], "title"?}``;
 ``{"kind": "table", "head": [...], "rows": [[...]]}``;
 ``{"kind": "lines", "title", "lines": [str]}``.
 
@@ -235,6 +235,7 @@ def scores_widget(match: ReplayInput, totals: Sequence[float]) -> Widget:
     """The match score so far, by seat name."""
     return {
         "kind": "facts",
+        "title": "match score",
         "items": [[match.name(s), number(t)] for s, t in enumerate(totals)],
     }
 

@@ -111,7 +111,10 @@
       return box;
     },
     facts(w) {
-      return facts(w.items);
+      if (!w.title) return facts(w.items);
+      const box = el("div", "facts-widget");
+      box.append(el("h3", "", w.title), facts(w.items));
+      return box;
     },
     table(w) {
       const table = el("table", "widget-table");
