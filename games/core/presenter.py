@@ -290,3 +290,45 @@ def generic_present(match: ReplayInput) -> Replay:
                 scores_widget(match, totals),
             )
     return replay
+
+
+def with_own_calls(
+    replay: Replay, entries: Sequence[Mapping[str, Any]], seats: frozenset[int]
+) -> Replay:
+    """Add to each frame what the viewer's own agents did since the previous frame: the time
+    each call took, what they printed, why an answer was refused. Other seats never appear."""
+    if not seats:
+        return replay
+    mine = [e for e in entries if e.get("seat") in seats and isinstance(e.get("seq"), int)]
+    previous = -1
+    for frame in replay.frames:
+        seq = frame.get("seq")
+        if not isinstance(seq, int):
+            continue
+        lines = []
+        for entry in mine:
+            if not previous < entry["seq"] <= seq:
+                continue
+            elapsed = entry.get("elapsed_ms")
+            took = f" · {elapsed:.1f} ms" if isinstance(elapsed, int | float) else ""
+            printed = str(entry.get("stdout") or "").rstrip("\n")
+            if not (
+                printed
+                or entry.get("illegal")
+                or entry.get("error")
+                or entry.get("method") == "on_turn"
+            ):
+                continue
+            lines.append(f"seat {entry.get('seat')} {entry.get('method')}{took}")
+            lines += [f"| {text}" for text in printed[:2000].split("\n") if printed]
+            if entry.get("illegal"):
+                lines.append(f"! refused: {entry['illegal']}")
+            elif entry.get("error"):
+                lines.append(f"! {str(entry['error']).splitlines()[0]}")
+        previous = max(previous, seq)
+        if lines:
+            frame["widgets"] = [
+                *frame["widgets"],
+                {"kind": "lines", "title": "your agent", "lines": lines},
+            ]
+    return replay

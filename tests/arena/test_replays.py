@@ -147,3 +147,27 @@ def test_the_turn_log_is_paginated_and_filters_my_seat(
     mine = client.get(f"/matches/{match.pk}/calls/?mine=1").content.decode()
     assert mine.count("<tr class") < page.count("<tr class")
     assert "<td>random v1</td>" in page and "<td>random v1</td>" not in mine
+
+
+def test_the_owner_follows_their_own_agent_in_the_player(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.matches.models import Match
+    from arena.submissions.models import Submission
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client = Client()
+    client.force_login(make_user("ann"))
+    upload = SimpleUploadedFile("a.py", starter_source.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    submission = Submission.objects.get(agent__owner__username="ann")
+    committed(
+        lambda: client.post(f"/submissions/{submission.pk}/train/", {"opponent": "house:random"})
+    )
+    match = Match.objects.filter(kind="training").get()
+    replay = replay_of(client.get(f"/matches/{match.pk}/").content.decode())
+    own = [w for w in replay["widgets"] if w.get("title") == "your agent"]
+    assert own, "the owner's frames carry their agent's calls"
+    lines = [line for w in own for line in w["lines"]]
+    assert any(line.startswith("| ") for line in lines)  # the starter prints every turn
+    assert all(line.startswith(("seat 0 ", "| ", "! ")) for line in lines)  # never seat 1

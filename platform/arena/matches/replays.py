@@ -8,7 +8,7 @@ from typing import Any
 from arena.matches.models import Match
 from arena.matches.selectors import match_log, owned_seats
 from games.core import get_game_spec
-from games.core.presenter import ReplayInput
+from games.core.presenter import ReplayInput, with_own_calls
 
 
 def match_replay(match: Match, user: object, *, start: int = 0) -> dict[str, Any]:
@@ -19,13 +19,13 @@ def match_replay(match: Match, user: object, *, start: int = 0) -> dict[str, Any
         config = spec.make_config(match.config).model_dump(mode="json")
     except ValueError:  # an old config the current rules refuse: show what was stored
         config = dict(match.config or {})
+    entries = match_log(match, user)
+    mine = frozenset(owned_seats(match, user))
     replay = spec.presenter(
         ReplayInput(
-            entries=match_log(match, user),
-            names=names,
-            viewer_seats=frozenset(owned_seats(match, user)),
-            finished=match.is_done,
-            config=config,
+            entries=entries, names=names, viewer_seats=mine, finished=match.is_done, config=config
         )
     )
+    # The owner follows their own agent in the player too: timings, prints, refusals per move.
+    replay = with_own_calls(replay, entries, mine)
     return replay.packed(max(0, min(start, len(replay.frames))))
