@@ -22,11 +22,11 @@
 
   function card(code) {
     const text = String(code);
-    if (text === "??") return el("span", "card back", "🂠");
+    if (text === "??") return el("span", "pcard back", "🂠");
     const match = /^([2-9TJQKA])([shdc])$/.exec(text);
-    if (!match) return el("span", "card plain", text);
+    if (!match) return el("span", "pcard plain", text);
     const rank = match[1] === "T" ? "10" : match[1];
-    const node = el("span", `card suit-${match[2]}`, rank + SUITS[match[2]]);
+    const node = el("span", `pcard suit-${match[2]}`, rank + SUITS[match[2]]);
     node.title = text;
     return node;
   }
