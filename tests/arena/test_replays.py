@@ -171,3 +171,23 @@ def test_the_owner_follows_their_own_agent_in_the_player(
     lines = [line for w in own for line in w["lines"]]
     assert any(line.startswith("| ") for line in lines)  # the starter prints every turn
     assert all(line.startswith(("seat 0 ", "| ", "! ")) for line in lines)  # never seat 1
+
+
+def test_a_presenter_that_fails_leaves_the_page_up_with_a_transcript(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import dataclasses
+
+    import arena.matches.replays as replays
+
+    match_id = play("simple-card")
+    spec = get_game_spec("simple-card")
+
+    def broken(match: Any) -> Any:
+        raise KeyError("a log the presenter did not expect")
+
+    failing = dataclasses.replace(spec, presenter=broken)
+    monkeypatch.setattr(replays, "get_game_spec", lambda game: failing)
+    response = Client().get(f"/matches/{match_id}/")
+    assert response.status_code == 200
+    assert replay_of(response.content.decode())["frames"]  # the generic transcript
