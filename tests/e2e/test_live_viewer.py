@@ -18,7 +18,7 @@ from tests.e2e.conftest import Stack
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 
 #: Long enough to be watched for several polls (each poll is 2 s), short enough for the suite.
-LIVE_GAME, LIVE_CONFIG = "poker", {"hands": 100}
+LIVE_GAME, LIVE_CONFIG = "poker", {"hands": 300}
 
 CREATE = """
 from django.db import transaction
