@@ -403,8 +403,8 @@ class _Match:
             raise _Forfeit(
                 seat,
                 Reason.ILLEGAL,
-                f"{len(reasons)} illegal actions in a row; the last: {summaries[-1]}. "
-                "The turn log shows each refused answer.",
+                f"{len(reasons)} illegal actions in a row; the last: {summaries[-1]} "
+                f"(the turn log shows all {len(reasons)})",
                 raised=raised,
             )
         return self._apply_fallback(seat, fallback, reasons)

@@ -154,3 +154,19 @@ def test_a_matchs_why_column_explains_a_forfeit_and_scores_read_as_written(
     assert "ran out of time" in page and "won by forfeit" in page
     assert "250.0" not in page and "-19,750" in page and ">250<" in page
     assert "normal" not in page.split("<tbody>")[1].split("</tbody>")[0]
+
+
+def test_a_rejected_validation_says_what_happened_and_what_to_do(
+    make_user: Any, committed: Any
+) -> None:
+    from arena.submissions.models import Submission
+
+    from tests.arena.conftest import BAD_AGENT_SOURCE
+
+    client = signed_in(make_user, "ann")
+    upload = SimpleUploadedFile("bad.py", BAD_AGENT_SOURCE.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    detail = Submission.objects.get().status_detail
+    assert "made four illegal actions in a row" in detail and "my bug on purpose" in detail
+    assert "upload a new version" in detail
+    assert "ended by" not in detail and "(seat 0)" not in detail and "Traceback" not in detail

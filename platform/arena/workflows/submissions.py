@@ -13,6 +13,7 @@ from arena.submissions.models import Submission
 from arena.throttles import hourly_quota_check, in_flight_check, user_lock
 from arena.workflows.dispatch import match_schedule
 from games.core import MatchRecord
+from games.core.record import reason_text
 
 
 def upload_throttle_check(*, owner: User) -> None:
@@ -85,7 +86,10 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
     failed = [s for s in record.seats if s.reason not in ("normal", None)]
     if failed:
         seat = failed[0]
-        detail = f"the self-play match ended by {seat.reason} (seat {seat.seat}): {seat.detail}"
+        detail = (
+            f"In its self-play match (against itself) your agent {reason_text(seat.reason)}. "
+            f"{seat.detail.rstrip('.')}. Fix it and upload a new version."
+        )
         submission_services.submission_set_status(
             submission=submission, status="rejected", detail=detail
         )
