@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 from arena.matches.models import Match, MatchEvent
-from arena.matches.services import match_create, match_run
 from arena.submissions.services import house_submission_ensure
+from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.matches import match_run
 from django.db import transaction
 from django.test import Client
 

@@ -85,9 +85,9 @@ def test_my_agents_shows_elo_and_the_agent_page_says_which_seat_was_mine(
     make_user: Any, committed: Any
 ) -> None:
     from arena.catalog.services import demo_data_load
-    from arena.matches.services import match_create
     from arena.ratings.services import rating_ensure
     from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.dispatch import match_schedule as match_create
 
     from games.core import get_game_spec
 
@@ -170,3 +170,18 @@ def test_a_rejected_validation_says_what_happened_and_what_to_do(
     assert "made four illegal actions in a row" in detail and "my bug on purpose" in detail
     assert "upload a new version" in detail
     assert "ended by" not in detail and "(seat 0)" not in detail and "Traceback" not in detail
+
+
+def test_the_api_size_error_reports_the_real_size(make_user: Any) -> None:
+    from arena.accounts.services import token_get_or_create
+
+    user = make_user("ann")
+    token = token_get_or_create(user=user)
+    response = Client().post(
+        "/api/submissions",
+        {"file": SimpleUploadedFile("big.py", b"#" * 5_242_929)},
+        HTTP_AUTHORIZATION=f"Token {token.key}",
+    )
+    body = response.content.decode()
+    assert response.status_code in (400, 422), body
+    assert "5,242,929 bytes" in body, body

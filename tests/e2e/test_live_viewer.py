@@ -22,7 +22,7 @@ LIVE_GAME, LIVE_CONFIG = "poker", {"hands": 300}
 
 CREATE = """
 from django.db import transaction
-from arena.matches.services import match_create
+from arena.workflows.dispatch import match_schedule as match_create
 from arena.submissions.services import house_submission_ensure
 with transaction.atomic():
     m = match_create(kind="ranked", submissions=[

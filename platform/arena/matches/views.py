@@ -15,7 +15,7 @@ from django_htmx.http import trigger_client_event
 from arena.errors import Forbidden, NotFound
 from arena.matches.models import Match
 from arena.matches.replays import match_replay
-from arena.matches.selectors import match_get_visible, match_log, owned_seats
+from arena.matches.selectors import match_as_dict, match_get_visible, match_log, owned_seats
 
 LOG_ROWS_PER_PAGE = 100
 
@@ -30,12 +30,14 @@ def _visible(request: HttpRequest, match_id: int) -> Match:
 
 
 def _head_context(request: HttpRequest, match: Match, start: int) -> dict[str, object]:
-    participants = list(match.participants.select_related("submission__agent__owner"))
+    # The match as this person may see it: other seats' details and errors are neutral.
+    shown = match_as_dict(match, request.user)
     mine = owned_seats(match, request.user)
     replay = match_replay(match, request.user, start=start)
     return {
         "match": match,
-        "participants": participants,
+        "shown": shown,
+        "participants": shown["participants"],
         "mine": mine,
         "replay": replay,
         # The next poll asks again for the round in play: its frames may still change.
@@ -84,7 +86,8 @@ def log(request: HttpRequest, match_id: int) -> HttpResponse:
             "who": names.get(e.get("seat"), "referee" if e.get("method") == "referee" else "-"),
             "mine": e.get("seat") in mine,
             "has_payload": bool(e.get("payload")),
-            "reply_json": json.dumps(e.get("reply"), default=str) if "reply" in e else "",
+            "failed": e.get("failed"),
+            "reply_json": json.dumps(e["reply"], default=str) if e.get("reply") is not None else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
         }
         for e in page.object_list
@@ -103,7 +106,5 @@ def event_state(request: HttpRequest, match_id: int, seq: int) -> HttpResponse:
     if not entries:
         raise Http404("There is no such call in this match's log.")
     payload = entries[0].get("payload")
-    text = (
-        json.dumps(payload, indent=1, default=str) if payload else "(hidden until the match ends)"
-    )
+    text = json.dumps(payload, indent=1, default=str) if payload else "(nothing to show)"
     return HttpResponse(f"<pre>{escape(text)}</pre>")
