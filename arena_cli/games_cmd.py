@@ -46,7 +46,7 @@ def cmd_games(args: argparse.Namespace) -> int:
                 "title": spec.title,
                 "version": spec.version,
                 "ranking": spec.ranking,
-                "bots": list(spec.bots),
+                "house_bots": list(spec.bots),
             }
         )
     if args.json:
@@ -54,7 +54,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         print(f"{row['id']:<16} v{row['version']}  {row['title']}  (ranked by {row['ranking']})")
-        print(f"{'':<16}     house bots: {', '.join(row['bots'])}")
+        print(f"{'':<16}     house bots: {', '.join(row['house_bots'])}")
     return 0
 
 

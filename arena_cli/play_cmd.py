@@ -25,11 +25,13 @@ from games.core import (
     InProcessAgentHandle,
     MatchRecord,
     MatchSettings,
+    Reason,
     UnknownGameError,
     get_game_spec,
     play_match,
 )
 from games.core.agent import AgentHandle
+from games.core.record import reason_text, score_text
 from sandbox import BACKENDS, SandboxLimits, create_handle, detect_backend
 
 HOUSE_PREFIX = "house:"
@@ -75,7 +77,14 @@ def declared_game(source: str, path: str) -> str | None:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         raise PlayError(f"{path}, line {exc.lineno}: {exc.msg}") from None
-    for node in tree.body:
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Agent"]
+    if not classes:
+        raise PlayError(
+            f"{path} defines no class Agent at the top level: an agent file needs "
+            '`class Agent:` with `GAME = "<game id>"` and an on_turn method '
+            "(start from a starter agent: `arena games` lists the games)"
+        )
+    for node in classes:
         if isinstance(node, ast.ClassDef) and node.name == "Agent":
             for statement in node.body:
                 if (
@@ -128,6 +137,14 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
             )
         handles.append(InProcessAgentHandle(spec.bots[bot], opponent))
     else:
+        if not Path(opponent).exists() and not opponent.endswith(".py"):
+            bots = ", ".join(HOUSE_PREFIX + b for b in spec.bots)
+            hint = (
+                f"did you mean {HOUSE_PREFIX}{opponent}? "
+                if opponent in spec.bots
+                else f"for a house bot write {HOUSE_PREFIX}NAME ({game_id}'s bots: {bots}); "
+            )
+            raise PlayError(f"--opponent {opponent}: no such file; {hint}or give an agent file")
         other = Path(opponent).stem
         other_name = other if other != name else f"{other} (2)"
         other_source = _read(opponent)
@@ -161,7 +178,8 @@ def _printer(names: list[str]) -> Any:
         seat = entry.get("seat")
         who = names[seat] if isinstance(seat, int) and seat < len(names) else "referee"
         where = f"r{entry.get('round', '?')}"
-        if entry.get("turn") is not None:
+        # Only moves have a turn; a round's hooks (on_round_end...) belong to the round.
+        if entry.get("turn") is not None and entry.get("method") in ("on_turn", "referee"):
             where += f" t{entry['turn']}"
         line = f"[{where}] {who}.{entry.get('method')}"
         if entry.get("method") == "on_turn" and "reply" in entry:
@@ -227,12 +245,25 @@ def cmd_play(args: argparse.Namespace) -> int:
             f"arena play: the match could not be played: {record.platform_error}", file=sys.stderr
         )
         return 1
+    # The match was played, but a script must know when the agent never got going.
+    failed = record.seats[0].reason in (Reason.INIT_ERROR, Reason.CRASH)
     if args.json:
         print(json.dumps(result_json(record)))
-        return 0
+        return 1 if failed else 0
     print()
     for seat in record.seats:
-        why = f" ({seat.reason}: {seat.detail})" if seat.detail else f" ({seat.reason})"
-        print(f"{seat.name}: {seat.outcome}, score {seat.score:g}{why}")
+        why = [] if seat.reason in (Reason.NORMAL, None) else [reason_text(seat.reason)]
+        if seat.detail:
+            why.append(seat.detail)
+        shown = f" ({'; '.join(why)})" if why else ""
+        print(f"{seat.name}: {seat.outcome}, score {score_text(seat.score)}{shown}")
+    print(record.summary())
     print(f"{record.rounds} rounds, {record.turns} turns, {record.duration_s:.2f} s")
+    if failed:
+        print(
+            f"arena play: {record.seats[0].name} {reason_text(record.seats[0].reason)}; "
+            "see the ! lines above for why",
+            file=sys.stderr,
+        )
+        return 1
     return 0

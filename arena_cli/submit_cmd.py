@@ -116,6 +116,11 @@ def wait_for_status(
         time.sleep(1.0)
 
 
+def submission_url(server: str, submission_id: int) -> str:
+    """The submission's page on the server (status, validation log, training, ladder)."""
+    return f"{server.rstrip('/')}/submissions/{submission_id}/"
+
+
 def run(args: argparse.Namespace) -> int:
     """The subcommand."""
     path = Path(args.agent)
@@ -127,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
         if not token:
             if not (args.username and args.password):
                 print(
-                    "arena submit: give --token (or ARENA_TOKEN), or --username and --password",
+                    "arena submit: no API token. Sign in on the server and copy yours from "
+                    f"{args.server.rstrip('/')}/accounts/token/, then pass --token TOKEN or set "
+                    "ARENA_TOKEN (or give --username and --password)",
                     file=sys.stderr,
                 )
                 return 2
@@ -137,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
             f"uploaded {submission['agent']} v{submission['version']} ({submission['game']}) "
             f"as submission {submission['id']}: {submission['status']}"
         )
+        print(f"see it at {submission_url(args.server, submission['id'])}")
         if args.no_wait:
             return 0
         submission = wait_for_status(args.server, token, submission["id"], args.timeout)

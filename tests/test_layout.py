@@ -204,3 +204,26 @@ def test_apps_depend_on_each_other_one_way() -> None:
             if other is not None and APP_ORDER.index(other) > APP_ORDER.index(app):
                 violations.append(f"{module} imports {target}")
     assert violations == []
+
+
+def test_the_platform_never_tests_a_games_name() -> None:
+    # A game's presentation comes through its spec (GameSpec.presenter): no `game == "chess"`.
+    from games.core import GAME_REGISTRY
+
+    ids = set(GAME_REGISTRY)
+    found = []
+    for path in sorted((ROOT / "platform").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                names = [
+                    c.value
+                    for c in [node.left, *node.comparators]
+                    if isinstance(c, ast.Constant) and c.value in ids
+                ]
+                if names:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} tests {names}")
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(ROOT)} tests {g}" for g in ids if f'== "{g}"' in text]
+    assert found == []

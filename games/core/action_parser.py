@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from games.core.errors import ActionParseError
 from games.core.game import Action
+from games.core.state_adapter import agent_action
 
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
@@ -47,7 +48,11 @@ class ActionParser:
         if isinstance(raw_output, str):
             found = self.extract_json(raw_output)
             if found is None:
-                raise ActionParseError("no JSON object found in the answer")
+                example = agent_action(valid_actions[0]) if valid_actions else {"type": "..."}
+                raise ActionParseError(
+                    f"on_turn returned the string {raw_output[:60]!r}; return a dict such as "
+                    f"{json.dumps(example)} (a string is read only if it holds a JSON object)"
+                )
             raw_output = found
         if not isinstance(raw_output, Mapping):
             raise ActionParseError(

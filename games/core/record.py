@@ -55,6 +55,31 @@ def public_reason(
     return template.format(who=who)
 
 
+#: What each forfeit reason means, as the end of a sentence about the seat ("X timed out: ...").
+REASON_TEXT: dict[Reason, str] = {
+    Reason.NORMAL: "played to the end",
+    Reason.TIMEOUT: "ran out of time (a call took longer than its budget)",
+    Reason.ILLEGAL: "made four illegal actions in a row",
+    Reason.CRASH: "crashed (its process died, ran out of memory or broke the protocol)",
+    Reason.INIT_ERROR: "failed to start (loading agent.py, Agent() or on_match_start failed)",
+}
+
+
+def reason_text(reason: str | None) -> str:
+    """An outcome reason in words (``init_error`` → "failed to start (...)")."""
+    try:
+        return REASON_TEXT[Reason(reason or "")]
+    except ValueError:
+        return str(reason or "")
+
+
+def score_text(value: float) -> str:
+    """A score as a person reads it: ``250``, ``-19,750``, ``1.5``."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
 @dataclass
 class SeatResult:
     """One seat's result. ``detail`` explains a forfeit in words for the agent's owner."""
@@ -119,11 +144,16 @@ class MatchRecord:
         return cls(**values)
 
     def summary(self) -> str:
-        """One line for a person: who won and why."""
+        """One line for a person: who won, how, and the score."""
         if self.platform_error:
             return f"platform error: {self.platform_error}"
-        parts = []
-        for s in self.seats:
-            why = "" if s.reason in (Reason.NORMAL, None) else f" ({s.reason})"
-            parts.append(f"{s.name}: {s.outcome}{why}, score {s.score:g}")
-        return "; ".join(parts)
+        scores = " · ".join(f"{s.name} {score_text(s.score)}" for s in self.seats)
+        forfeits = [s for s in self.seats if s.reason not in (Reason.NORMAL, None)]
+        winners = [s for s in self.seats if s.outcome is Outcome.WIN]
+        if forfeits:
+            who = " and ".join(f"{s.name} {reason_text(s.reason)}" for s in forfeits)
+            head = f"{winners[0].name} won by forfeit" if len(winners) == 1 else "No winner"
+            return f"{head}: {who}. Score when it stopped: {scores}."
+        if len(winners) == 1:
+            return f"{winners[0].name} won: {scores}."
+        return f"Draw: {scores}."

@@ -42,7 +42,14 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
-from games.core.record import MatchRecord, Outcome, Reason, SeatResult, public_reason
+from games.core.record import (
+    MatchRecord,
+    Outcome,
+    Reason,
+    SeatResult,
+    public_reason,
+    reason_text,
+)
 from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
@@ -356,7 +363,8 @@ class _Match:
         state = self.adapter.to_round_state(
             game.get_public_state(), game.get_private_state(pid), pid, valid
         )
-        reasons: list[str] = []
+        reasons: list[str] = []  # as sent back to the agent
+        summaries: list[str] = []  # one line each, for the log and the forfeit
         raised = False
         for attempt in range(self.settings.max_retries + 1):
             payload = dict(state)
@@ -372,7 +380,7 @@ class _Match:
                     action = self.parser.parse(result.result, valid)
                     info, _ = game.step(action)
                 except (ActionParseError, ValueError) as exc:
-                    reason = str(exc)
+                    reason = summary = str(exc)
                 else:
                     entry["action"] = agent_action(action)
                     self._log(entry)
@@ -381,16 +389,22 @@ class _Match:
                     return info
             else:
                 assert result.error is not None
-                reason = f"on_turn raised {result.error.describe()}"
-            entry["illegal"] = reason
+                # The agent is sent its traceback; the log and the forfeit keep one line, since
+                # the traceback is already in this call's ``error``.
+                error = result.error
+                reason = f"on_turn raised {error.describe()}"
+                summary = f"on_turn raised {error.type}: {error.message}".rstrip(": ")
+            entry["illegal"] = summary
             self._log(entry)
             reasons.append(reason)
+            summaries.append(summary)
         fallback = game.on_retries_exhausted(pid)
         if fallback is None:
             raise _Forfeit(
                 seat,
                 Reason.ILLEGAL,
-                f"{len(reasons)} illegal actions in a row; the last: {reasons[-1]}",
+                f"{len(reasons)} illegal actions in a row; the last: {summaries[-1]} "
+                f"(the turn log shows all {len(reasons)})",
                 raised=raised,
             )
         return self._apply_fallback(seat, fallback, reasons)
@@ -431,7 +445,9 @@ class _Match:
                     s.outcome, s.reason, s.detail = Outcome.LOSS, f.reason, f.detail
                 else:
                     s.outcome, s.reason = Outcome.WIN, Reason.NORMAL
-                    s.detail = "the opponent forfeited"
+                    s.detail = "won by forfeit: the opponent " + "; ".join(
+                        reason_text(f.reason) for f in forfeits
+                    )
             winners = [s.seat for s in record.seats if s.outcome is Outcome.WIN]
             record.winner = winners[0] if len(winners) == 1 else None
         else:

@@ -2,7 +2,8 @@
 
 Paths are strings resolved with importlib only when a game is used, so listing games imports
 nothing heavy. Beyond seed 001's keys each entry names its house bots (``bots``: a dict of bot name
-to a zero-argument ``Agent`` class). The starter agent and rules are files beside the game module.
+to a zero-argument ``Agent`` class) and its replay presenter (``presenter``: see
+``games/core/presenter.py``). The starter agent and rules are files beside the game module.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from games.core.action_parser import ActionParser
 from games.core.config import ArenaConfig, GameConfig
 from games.core.game import Game
+from games.core.presenter import Presenter, generic_present
 from games.core.state_adapter import StateAdapter
 
 
@@ -30,6 +32,7 @@ def _entry(package: str, prefix: str) -> dict[str, str]:
         "action_parser_class": f"games.{package}.action_parser.{prefix}ActionParser",
         "config_class": f"games.{package}.config.{prefix}Config",
         "bots": f"games.{package}.bots.BOTS",
+        "presenter": f"games.{package}.presenter.present",
     }
 
 
@@ -78,6 +81,8 @@ class GameSpec:
     config_class: type[GameConfig]
     bots: dict[str, type]
     package_dir: Path
+    #: Turns a match's log into replay frames (``games/<game>/presenter.py``).
+    presenter: Presenter = generic_present
 
     @property
     def title(self) -> str:
@@ -93,6 +98,19 @@ class GameSpec:
     def ranking(self) -> str:
         """How the ladder ranks the game: ``"elo"`` or ``"mean_payoff"`` (``Game.ranking``)."""
         return self.game_class.ranking
+
+    @property
+    def blurb(self) -> str:
+        """What the game is, in a sentence or two: the first paragraph of ``rules.md``."""
+        paragraph: list[str] = []
+        for line in self.rules_markdown().splitlines():
+            text = line.strip()
+            if text.startswith("#") or (not text and not paragraph):
+                continue
+            if not text:
+                break
+            paragraph.append(text)
+        return " ".join(paragraph)
 
     def rules_markdown(self) -> str:
         """The game's ``rules.md``."""
@@ -131,7 +149,17 @@ def get_game_spec(game_id: str) -> GameSpec:
         config_class=resolve(entry["config_class"]),
         bots=dict(resolve(entry["bots"])),
         package_dir=Path(module.__file__ or "").parent,
+        presenter=_presenter(entry),
     )
+
+
+def _presenter(entry: dict[str, str]) -> Presenter:
+    """The game's replay presenter, or the generic one for a game that has none yet."""
+    path = entry.get("presenter")
+    if path is None or importlib.util.find_spec(path.rpartition(".")[0]) is None:
+        return generic_present
+    presenter: Presenter = resolve(path)
+    return presenter
 
 
 def create_game(arena_config: ArenaConfig) -> Game:

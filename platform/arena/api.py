@@ -360,6 +360,7 @@ def submissions(request: HttpRequest) -> Any:
             data=upload.read(4 * 1024 * 1024 + 1),
             name=form.name,
             filename=upload.name,
+            size=upload.size,  # the real size, for the size error
         )
     return Status(201, submission_selectors.submission_as_dict(submission))
 

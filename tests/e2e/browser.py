@@ -90,7 +90,10 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
         opponent.select_by_index(0)
         driver.find_element(By.ID, "start-training").click()
         wait_for(lambda: driver.find_element(By.ID, "match-status").text == "finished")
-        seen["prints"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "pre.stdout")]
+        # The turn log reloads itself when the match ends (htmx, no page reload).
+        seen["prints"] = wait_for(
+            lambda: [e.text for e in driver.find_elements(By.CSS_SELECTOR, "pre.stdout")], 20
+        )
         seen["training_url"] = driver.current_url
         driver.save_screenshot(str(shots / "2-training.png"))
 
@@ -119,7 +122,7 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
         driver.find_element(By.LINK_TEXT, "starter v1").click()
         seen["agent_page"] = driver.find_element(By.TAG_NAME, "main").text
         driver.save_screenshot(str(shots / "4-agent.png"))
-        ranked = driver.find_elements(By.CSS_SELECTOR, "main ul li a")
+        ranked = driver.find_elements(By.CSS_SELECTOR, "#agent-matches a[href*='/matches/']")
         if ranked:
             ranked[0].click()
             seen["ranked_match"] = driver.find_element(By.TAG_NAME, "main").text

@@ -110,7 +110,9 @@ def test_arena_submit_uploads_waits_and_explains_refusals(
     good = tmp_path / "gil_bot.py"
     good.write_text(get_game_spec(GAME).starter_source())
     assert main(["submit", str(good), *login]) == 0
-    assert "status: accepted" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "status: accepted" in out
+    assert f"see it at {stack.url}/submissions/" in out  # the submission's page
     bad = tmp_path / "bad.py"
     bad.write_text(
         "class Agent:\n    GAME = 'no-such-game'\n    def on_turn(self, s):\n        pass\n"

@@ -316,3 +316,47 @@ def test_the_opponent_of_an_illegal_mover_is_not_told_the_refusal_reason() -> No
         == "illegal: the opponent's agent made illegal actions until its retries ran out"
     )
     assert "999" not in told["reason"]
+
+
+class AlwaysRaises:
+    GAME = "simple-card"
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        values = [1, 2]
+        return {"type": "play_card", "card": values[5]}
+
+
+class SaysAString:
+    GAME = "simple-card"
+
+    def on_turn(self, state: dict[str, Any]) -> str:
+        return "play 5"
+
+
+def test_an_exception_is_logged_once_and_the_forfeit_reads_in_one_line() -> None:
+    record = play_match("simple-card", [handle(AlwaysRaises), handle(HighestBot)])
+    refused = [e for e in record.log if e.get("illegal")]
+    assert len(refused) == 4
+    for entry in refused:
+        assert entry["error"].count("Traceback") == 1
+        assert "Traceback" not in entry["illegal"] and "\n" not in entry["illegal"]
+    loser, winner = record.seats
+    assert "\n" not in loser.detail and "IndexError" in loser.detail
+    assert winner.detail == "won by forfeit: the opponent made four illegal actions in a row"
+    summary = record.summary()
+    assert summary.startswith("HighestBot won by forfeit: AlwaysRaises made four illegal")
+    assert "score 0" not in summary and "0.0" not in summary
+
+
+def test_a_returned_string_is_explained_with_an_example_of_what_to_return() -> None:
+    record = play_match("simple-card", [handle(SaysAString), handle(HighestBot)])
+    illegal = next(e["illegal"] for e in record.log if e.get("illegal"))
+    assert "JSON object found" not in illegal
+    assert "'play 5'" in illegal and '{"type": "play_card"' in illegal
+
+
+def test_the_summary_names_the_winner_and_prints_scores_as_people_write_them() -> None:
+    record = play_match("simple-card", [handle(HighestBot), handle(LowestBot)], seed=1)
+    winner = next(s for s in record.seats if s.outcome == "win")
+    assert record.summary().startswith(f"{winner.name} won: ")
+    assert ".0" not in record.summary()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -18,6 +19,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         # Two backends (django-axes first): name the one that knows passwords.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request,
+            f"Welcome to Agent Arena, {user.username}! Next: upload an agent below. No agent yet? "
+            "Download a game's starter agent from its page, edit it, and upload it here.",
+        )
         return redirect("submissions:upload")
     return render(request, "accounts/signup.html", {"form": form})
 

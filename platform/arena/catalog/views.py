@@ -9,8 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.matches.models import Match
-from arena.ratings.selectors import ladder_sizes, leaderboard_page
+from arena.matches.selectors import ranked_matches
+from arena.ratings.selectors import leaderboard_page, leaderboard_top
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
 
@@ -31,10 +31,18 @@ def _rules_html(game: str, version: int) -> SafeString:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """Every game, with its ladder size and a link to its page."""
-    sizes = ladder_sizes()
-    rows = [{"spec": get_game_spec(g), "ladder": sizes[g]} for g in available_game_ids()]
-    return render(request, "catalog/home.html", {"games": rows})
+    """Every game (what it is, its leaderboard's top), and the ranked matches live and recent."""
+    games = [get_game_spec(g) for g in available_game_ids()]
+    rows = [{"spec": s, "top": leaderboard_top(game=s.id)} for s in games]
+    return render(
+        request,
+        "catalog/home.html",
+        {
+            "games": rows,
+            "live": ranked_matches(live=True, limit=5),
+            "recent": ranked_matches(live=False, limit=5),
+        },
+    )
 
 
 def _page_number(request: HttpRequest) -> int:
@@ -49,11 +57,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
     ``?q=`` searches agent names and owners)."""
     spec = _spec(game)
     rules_html = _rules_html(spec.id, spec.version)
-    recent = (
-        Match.objects.filter(game=game, kind=Match.Kind.RANKED, status=Match.Status.FINISHED)
-        .defer("rounds", "final_state", "stats")
-        .order_by("-id")[:10]
-    )
+    recent = ranked_matches(live=False, game=game)
     board = leaderboard_page(game=game, page=_page_number(request), search=request.GET.get("q", ""))
     return render(
         request,
@@ -64,6 +68,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
             "board": board,
             "bots": sorted(spec.bots),
             "recent": recent,
+            "live": ranked_matches(live=True, game=game),
         },
     )
 

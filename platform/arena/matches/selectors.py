@@ -129,3 +129,35 @@ def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
         .prefetch_related(Prefetch("participants", queryset=seats))
         .order_by("-id")
     )
+
+
+#: How many matches a "live now" or "recent" list shows: a bounded query whatever the ladder size.
+MATCH_LIST_LIMIT = 10
+
+
+def ranked_matches(
+    *,
+    live: bool,
+    game: str | None = None,
+    agent_id: int | None = None,
+    limit: int = MATCH_LIST_LIMIT,
+) -> list[Match]:
+    """The latest ranked matches being played (``live``) or finished, of a game or an agent,
+    newest first, with their seats (two queries, whatever the limit)."""
+    matches = Match.objects.filter(kind=Match.Kind.RANKED)
+    if live:
+        matches = matches.filter(status=Match.Status.RUNNING)
+    else:
+        matches = matches.filter(status=Match.Status.FINISHED)
+    if game is not None:
+        matches = matches.filter(game=game)
+    if agent_id is not None:
+        matches = matches.filter(participants__submission__agent_id=agent_id).distinct()
+    seats = Participant.objects.select_related("submission__agent__owner").defer(
+        "submission__source"
+    )
+    return list(
+        matches.defer("rounds", "final_state", "stats")
+        .prefetch_related(Prefetch("participants", queryset=seats))
+        .order_by("-id")[:limit]
+    )

@@ -30,8 +30,9 @@ RETRY_FIELDS = ("error",)
 PUBLIC_PLATFORM_ERROR = (
     "the platform could not run this match (no agent's fault); it does not count"
 )
-#: The one referee-written detail a winner's row carries.
-OPPONENT_FORFEITED = "the opponent forfeited"
+#: The one referee-written detail a winner's row carries (``won by forfeit: the opponent
+#: <what it did>``, from ``games.core.record.REASON_TEXT``: never the agent's own text).
+OPPONENT_FORFEITED = "won by forfeit: the opponent"
 
 
 def _game_class(game_id: str) -> type[Game] | None:
@@ -173,5 +174,5 @@ def public_rounds(
 def public_detail(reason: str, detail: str) -> str:
     """A participant's ``detail`` for non-owners: neutral for a forfeit."""
     if reason in ("", "normal"):
-        return OPPONENT_FORFEITED if detail == OPPONENT_FORFEITED else ""
+        return detail if detail.startswith(OPPONENT_FORFEITED) else ""
     return public_reason(reason, who="the agent")

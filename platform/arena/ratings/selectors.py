@@ -256,3 +256,16 @@ def rating_history(*, agent: Agent, limit: int = HISTORY_POINTS) -> list[dict[st
         {"match": match, "version": version, "before": before, "after": after, "at": at}
         for match, version, before, after, at in reversed(list(latest))
     ]
+
+
+def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
+    """The best ``limit`` of ``game``'s current ladder by its own measure, for the home page
+    (one query a game)."""
+    spec = get_game_spec(game)
+    min_matches = settings.ARENA_RANKING_MIN_MATCHES
+    top = (
+        _ladder(game, spec.version)
+        .order_by(*_ordering(spec.ranking, min_matches))
+        .values(*_ROW_FIELDS)[:limit]
+    )
+    return [_row(r, rank, spec.ranking, min_matches) for rank, r in enumerate(top, start=1)]

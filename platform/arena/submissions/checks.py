@@ -62,16 +62,22 @@ def _refuse(rule: str, message: str, line: int | None = None, source: str = "") 
     return CheckedSource(source=source, game=None, problems=(problem,))
 
 
-def check_upload(data: bytes, *, max_bytes: int, max_depth: int = MAX_AST_DEPTH) -> CheckedSource:
-    """Check an uploaded ``agent.py``; stops at the first rule broken (later ones depend on it)."""
-    if not data.strip():
-        return _refuse("empty", "the file is empty: upload your agent.py with a class Agent")
-    if len(data) > max_bytes:
+def check_upload(
+    data: bytes, *, max_bytes: int, max_depth: int = MAX_AST_DEPTH, size: int | None = None
+) -> CheckedSource:
+    """Check an uploaded ``agent.py``; stops at the first rule broken (later ones depend on it).
+
+    ``size`` is the file's real size when the caller read only the start of a big upload.
+    """
+    size = max(size or 0, len(data))
+    if size > max_bytes:
         return _refuse(
             "size",
-            f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes "
+            f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes "
             f"({max_bytes // 1024} KiB). Upload the agent's source, not data files.",
         )
+    if not data.strip():
+        return _refuse("empty", "the file is empty: upload your agent.py with a class Agent")
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         return _refuse(

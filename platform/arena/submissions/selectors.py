@@ -33,9 +33,9 @@ def submission_get_owned(*, submission_id: int, user: object) -> Submission:
 
 
 def submissions_of(*, user: object) -> QuerySet[Submission]:
-    """The user's submissions, newest first."""
+    """The user's submissions, newest first, with their ladder rating when they have one."""
     return Submission.objects.filter(agent__owner_id=getattr(user, "pk", None)).select_related(
-        "agent"
+        "agent", "rating"
     )
 
 

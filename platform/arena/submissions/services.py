@@ -37,10 +37,13 @@ def submission_create(
     source: str | None = None,
     name: str | None = None,
     filename: str | None = None,
+    size: int | None = None,
 ) -> Submission:
     """Check an upload and store it (pending) as the next version of the named agent.
 
     Its validation match is the upload workflow's business (``arena.workflows.submissions``).
+    ``size`` is the uploaded file's real size when ``data`` holds only its start.
+
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails.
     """
     limits = {
@@ -48,7 +51,7 @@ def submission_create(
         "max_depth": settings.ARENA_UPLOAD_MAX_AST_DEPTH,
     }
     if data is not None:
-        checked = check_upload(data, **limits)
+        checked = check_upload(data, **limits, size=size)
     else:
         encoded = (source or "").encode("utf-8", errors="surrogatepass")
         checked = check_upload(encoded, **limits)

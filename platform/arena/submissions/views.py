@@ -47,6 +47,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 data=upload_file.read(4 * 1024 * 1024 + 1),
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
+                size=upload_file.size,
             )
         except RateLimited as exc:
             return _throttled(
@@ -165,6 +166,12 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
     history = rating_history(agent=the_agent)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
     matches = ranked_matches_of_agent(agent_id=the_agent.pk)
+    rows = []
+    for m in matches:
+        seats = list(m.participants.all())
+        mine = next((p for p in seats if p.submission.agent_id == the_agent.pk), None)
+        others = [p for p in seats if p is not mine]
+        rows.append({"match": m, "mine": mine, "opponents": others})
     return render(
         request,
         "submissions/agent.html",
@@ -175,6 +182,6 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
             "current": points[-1] if points else INITIAL_RATING,
-            "matches": matches,
+            "matches": rows,
         },
     )

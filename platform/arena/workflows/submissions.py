@@ -13,6 +13,7 @@ from arena.submissions.models import Submission
 from arena.throttles import hourly_quota_check, in_flight_check, user_lock
 from arena.workflows.dispatch import match_schedule
 from games.core import MatchRecord
+from games.core.record import reason_text
 
 
 def upload_throttle_check(*, owner: User) -> None:
@@ -53,8 +54,11 @@ def submission_upload(
     source: str | None = None,
     name: str | None = None,
     filename: str | None = None,
+    size: int | None = None,
 ) -> Submission:
     """Check and store an upload, and queue its self-play validation once committed.
+
+    ``size`` is the uploaded file's real size when ``data`` holds only its start.
 
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails, and
     ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
@@ -62,7 +66,7 @@ def submission_upload(
     """
     upload_throttle_check(owner=owner)
     submission = submission_services.submission_create(
-        owner=owner, data=data, source=source, name=name, filename=filename
+        owner=owner, data=data, source=source, name=name, filename=filename, size=size
     )
     match_schedule(kind=Match.Kind.VALIDATION, submissions=[submission, submission], timed=True)
     return submission
@@ -82,7 +86,10 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
     failed = [s for s in record.seats if s.reason not in ("normal", None)]
     if failed:
         seat = failed[0]
-        detail = f"the self-play match ended by {seat.reason} (seat {seat.seat}): {seat.detail}"
+        detail = (
+            f"In its self-play match (against itself) your agent {reason_text(seat.reason)}. "
+            f"{seat.detail.rstrip('.')}. Fix it and upload a new version."
+        )
         submission_services.submission_set_status(
             submission=submission, status="rejected", detail=detail
         )

@@ -1,0 +1,138 @@
+"""Liar's dice replays: the bids of each round, every challenge with both hands revealed, and
+the dice each player has left."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.core.presenter import (
+    Replay,
+    ReplayInput,
+    action_of,
+    number,
+    payload,
+    scores_widget,
+    steps,
+)
+
+
+def present(match: ReplayInput) -> Replay:
+    """A frame per bid and per challenge (with the reveal when the viewer may see it)."""
+    replay = Replay()
+    totals = [0.0, 0.0]
+    reveals = _reveals(match.entries)
+    bids: list[str] = []
+    dice_left = [5, 5]
+    challenges = 0
+    current: Any = None
+    for entry, result in steps(match.entries):
+        round_no, seat = entry.get("round"), entry.get("seat")
+        if round_no != current:
+            current, bids, dice_left, challenges = round_no, [], [5, 5], 0
+        if result is not None:
+            points = [result.get("your_points"), result.get("opponent_points")]
+            for s, p in enumerate(points):
+                if isinstance(p, int | float):
+                    totals[s] += p
+            winner = match.name(0) if result.get("winner") == "you" else match.name(1)
+            replay.add(
+                round_no,
+                f"round {round_no}: {winner} wins",
+                entry.get("seq"),
+                {
+                    "kind": "facts",
+                    "items": [
+                        ["round won by", winner],
+                        [f"{match.name(0)} dice left", number(result.get("your_dice_left"))],
+                        [f"{match.name(1)} dice left", number(result.get("opponent_dice_left"))],
+                    ],
+                },
+                scores_widget(match, totals),
+            )
+            continue
+        act = action_of(entry)
+        state = payload(entry)
+        own = state.get("your_dice") if isinstance(state.get("your_dice"), list) else None
+        widgets: list[dict[str, Any]] = []
+        if act.get("type") == "challenge":
+            reveal = _nth(reveals.get(round_no, []), challenges)
+            challenges += 1
+            label = f"round {round_no}: {match.name(seat)} challenges"
+            bids = [*bids, f"{match.name(seat)} challenges"]
+            widgets.append({"kind": "lines", "title": "bids", "lines": bids})
+            if reveal is not None:
+                loser = match.name(0) if reveal.get("loser") == "you" else match.name(1)
+                dice_left[0 if reveal.get("loser") == "you" else 1] -= 1
+                bid = reveal.get("bid") or {}
+                widgets += [
+                    {
+                        "kind": "dice",
+                        "label": match.name(0),
+                        "dice": list(reveal.get("your_dice") or []),
+                    },
+                    {
+                        "kind": "dice",
+                        "label": match.name(1),
+                        "dice": list(reveal.get("opponent_dice") or []),
+                    },
+                    {
+                        "kind": "facts",
+                        "items": [
+                            ["bid", f"{bid.get('quantity')} × {bid.get('face')}"],
+                            ["counted (1s wild)", number(reveal.get("count"))],
+                            ["loses a die", loser],
+                        ],
+                    },
+                ]
+            else:
+                widgets.append(
+                    {"kind": "facts", "items": [["reveal", "shown when the round ends"]]}
+                )
+        else:
+            bid_text = f"{act.get('quantity')} × {act.get('face')}"
+            label = f"round {round_no}: {match.name(seat)} bids {bid_text}"
+            bids = [*bids, f"{match.name(seat)}: {bid_text}"]
+            widgets.append({"kind": "lines", "title": "bids", "lines": bids})
+            if own is not None:
+                widgets.append(
+                    {"kind": "dice", "label": f"{match.name(seat)} (own dice)", "dice": own}
+                )
+        widgets.append(
+            {
+                "kind": "facts",
+                "items": [[f"{match.name(s)} dice", number(dice_left[s])] for s in (0, 1)],
+            }
+        )
+        widgets.append(scores_widget(match, totals))
+        replay.add(round_no, label, entry.get("seq"), *widgets)
+    return replay
+
+
+def _nth(items: Sequence[Mapping[str, Any]], index: int) -> Mapping[str, Any] | None:
+    return items[index] if 0 <= index < len(items) else None
+
+
+def _reveals(entries: Sequence[Mapping[str, Any]]) -> dict[Any, list[Mapping[str, Any]]]:
+    """Each round's challenges with both hands, from seat 0's point of view, from the longest
+    list the viewer may see (a later state of the round, or its result)."""
+    found: dict[Any, list[Mapping[str, Any]]] = {}
+    for entry in entries:
+        state = payload(entry)
+        items = state.get("reveals")
+        if not isinstance(items, list):
+            continue
+        if entry.get("seat") == 1:
+            items = [_swap(r) for r in items if isinstance(r, dict)]
+        if len(items) > len(found.get(entry.get("round"), [])):
+            found[entry.get("round")] = items
+    return found
+
+
+def _swap(reveal: Mapping[str, Any]) -> dict[str, Any]:
+    from games.core.presenter import swap_view
+
+    out = swap_view(reveal)
+    if isinstance(reveal.get("bid"), dict):
+        out["bid"] = swap_view(reveal["bid"])
+    return out
