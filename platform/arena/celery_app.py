@@ -20,6 +20,22 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def worker_queues() -> list[str]:
+    """Every queue the settings declare: the default queue, each queue ``CELERY_TASK_ROUTES``
+    sends a task to, and ``CELERY_TASK_QUEUES`` when set. A worker that consumes these runs
+    every kind of task; ``make run`` and the worker image start theirs on all of them."""
+    from django.conf import settings
+
+    names = [getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"]
+    routes = getattr(settings, "CELERY_TASK_ROUTES", None) or {}
+    for route in routes.values() if isinstance(routes, dict) else []:
+        if isinstance(route, dict) and route.get("queue"):
+            names.append(str(route["queue"]))
+    for queue in getattr(settings, "CELERY_TASK_QUEUES", None) or []:
+        names.append(str(getattr(queue, "name", queue)))
+    return list(dict.fromkeys(names))
+
+
 def _ensure_broker_dirs() -> None:
     # kombu's filesystem transport expects its folders to exist.
     from django.conf import settings
