@@ -233,6 +233,9 @@ CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
         "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
+        # A pass that waited longer than the interval behind busy workers is dropped: the next
+        # one does its work, instead of a backlog of passes pairing long after beat stopped.
+        "options": {"expires": ARENA_MATCHMAKING_INTERVAL_S},
     },
     # Packs logs a dead worker left as rows and applies the ranked retention settings below.
     "match-logs": {
