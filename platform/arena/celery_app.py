@@ -28,9 +28,12 @@ def worker_queues() -> list[str]:
 
     names = [getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"]
     routes = getattr(settings, "CELERY_TASK_ROUTES", None) or {}
-    for route in routes.values() if isinstance(routes, dict) else []:
-        if isinstance(route, dict) and route.get("queue"):
-            names.append(str(route["queue"]))
+    # A mapping of task names (or globs) to routes, or a list of such mappings.
+    for table in [routes] if isinstance(routes, dict) else list(routes):
+        for route in table.values() if isinstance(table, dict) else []:
+            queue = route.get("queue") if isinstance(route, dict) else route
+            if queue:
+                names.append(str(getattr(queue, "name", queue)))
     for queue in getattr(settings, "CELERY_TASK_QUEUES", None) or []:
         names.append(str(getattr(queue, "name", queue)))
     return list(dict.fromkeys(names))

@@ -113,3 +113,21 @@ def test_a_child_that_keeps_dying_backs_off(
     second = child.next_start - time.monotonic()
     assert child.proc is None and second > first > 0, (first, second)
     assert said[0].startswith("worker exited (3)")
+
+
+def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:  # type: ignore[no-untyped-def]
+    from arena.celery_app import worker_queues
+    from arena.matches.management.commands.arena_worker import worker_argv
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = "celery"
+    settings.CELERY_TASK_ROUTES = {
+        "arena.matches.tasks.match_run_task": {"queue": "matches"},
+        "arena.submissions.tasks.*": {"queue": "validation"},
+        "arena.other.task": "other",
+    }
+    settings.CELERY_TASK_QUEUES = ["extra"]
+    assert worker_queues() == ["celery", "matches", "validation", "other", "extra"]
+    argv = worker_argv(concurrency=3, node_name="n1@%h")
+    assert argv[argv.index("-Q") + 1] == "celery,matches,validation,other,extra"
+    assert argv[argv.index("--concurrency") + 1] == "3"
+    assert argv[argv.index("-n") + 1] == "n1@%h" and "-B" not in argv
