@@ -21,12 +21,14 @@ app.autodiscover_tasks()
 
 
 def worker_queues() -> list[str]:
-    """Every queue the settings declare: the default queue, each queue ``CELERY_TASK_ROUTES``
-    sends a task to, and ``CELERY_TASK_QUEUES`` when set. A worker that consumes these runs
-    every kind of task; ``make run`` and the worker image start theirs on all of them."""
+    """Every queue the settings declare: ``ARENA_WORKER_QUEUES`` where set, the default queue,
+    each queue ``CELERY_TASK_ROUTES`` sends a task to, and ``CELERY_TASK_QUEUES``. A worker that
+    consumes these runs every kind of task; ``make run`` and the worker image start theirs on
+    all of them."""
     from django.conf import settings
 
-    names = [getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"]
+    names = [str(q) for q in getattr(settings, "ARENA_WORKER_QUEUES", None) or []]
+    names.append(getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery")
     routes = getattr(settings, "CELERY_TASK_ROUTES", None) or {}
     # A mapping of task names (or globs) to routes, or a list of such mappings.
     for table in [routes] if isinstance(routes, dict) else list(routes):

@@ -126,8 +126,12 @@ def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:
         "arena.other.task": "other",
     }
     settings.CELERY_TASK_QUEUES = ["extra"]
-    assert worker_queues() == ["celery", "matches", "validation", "other", "extra"]
+    settings.ARENA_WORKER_QUEUES = ["matches", "slow"]
+    assert worker_queues() == ["matches", "slow", "celery", "validation", "other", "extra"]
     argv = worker_argv(concurrency=3, node_name="n1@%h")
-    assert argv[argv.index("-Q") + 1] == "celery,matches,validation,other,extra"
+    assert argv[argv.index("-Q") + 1] == "matches,slow,celery,validation,other,extra"
     assert argv[argv.index("--concurrency") + 1] == "3"
     assert argv[argv.index("-n") + 1] == "n1@%h" and "-B" not in argv
+    # Without a number the settings' CELERY_WORKER_CONCURRENCY decides (Celery reads it).
+    assert "--concurrency" not in worker_argv()
+    assert worker_argv(beat_schedule="/tmp/s")[-3:] == ["-B", "-s", "/tmp/s"]

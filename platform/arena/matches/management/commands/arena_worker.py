@@ -16,15 +16,6 @@ from django.core.management.base import BaseCommand
 
 from arena.celery_app import worker_queues
 
-#: Worker processes when neither ``--concurrency`` nor a setting says otherwise.
-DEFAULT_CONCURRENCY = 2
-
-
-def default_concurrency() -> int:
-    """The settings' worker concurrency (``ARENA_WORKER_CONCURRENCY``) where they declare one."""
-    value = getattr(settings, "ARENA_WORKER_CONCURRENCY", None)
-    return int(value) if value else DEFAULT_CONCURRENCY
-
 
 def child_env() -> dict[str, str]:
     """The environment of a platform child process: this one, with ``platform/`` importable."""
@@ -45,7 +36,8 @@ def worker_argv(
     extra: list[str] | tuple[str, ...] = (),
 ) -> list[str]:
     """The ``celery worker`` command line: every declared queue, prefetch 1, and an embedded
-    beat (``-B``) when ``beat_schedule`` names its schedule file."""
+    beat (``-B``) when ``beat_schedule`` names its schedule file. Without ``concurrency`` the
+    settings' ``CELERY_WORKER_CONCURRENCY`` (else Celery's default, one per core) applies."""
     argv = [
         sys.executable,
         "-m",
@@ -55,13 +47,13 @@ def worker_argv(
         "worker",
         "-Q",
         ",".join(worker_queues()),
-        "--concurrency",
-        str(concurrency or default_concurrency()),
         "--prefetch-multiplier",
         "1",
         "--loglevel",
         os.environ.get("ARENA_LOG_LEVEL", "INFO"),
     ]
+    if concurrency:
+        argv += ["--concurrency", str(concurrency)]
     if node_name:
         argv += ["-n", node_name]
     if beat_schedule:
@@ -83,7 +75,7 @@ class Command(BaseCommand):
             "--concurrency",
             type=int,
             default=None,
-            help=f"worker processes (default: the settings', else {DEFAULT_CONCURRENCY})",
+            help="worker processes (default: the settings' CELERY_WORKER_CONCURRENCY)",
         )
         parser.add_argument(
             "-n", "--node-name", default=None, help="Celery node name, unique per host: name@%%h"
