@@ -209,6 +209,7 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         css = (ROOT / "static" / "arena" / "site.css").read_bytes()
         status, body = _get(f"{url}/static/arena/site.css")
         assert (status, body) == (200, css)
+        assert _get(f"{url}/static/%2e%2e/manage.py")[0] == 404  # only collected files
         statuses, errors = _concurrent_gets(
             [f"{url}/" if i % 2 else f"{url}/static/arena/site.css" for i in range(50)]
         )
