@@ -135,3 +135,18 @@ def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:
     # Without a number the settings' CELERY_WORKER_CONCURRENCY decides (Celery reads it).
     assert "--concurrency" not in worker_argv()
     assert worker_argv(beat_schedule="/tmp/s")[-3:] == ["-B", "-s", "/tmp/s"]
+
+
+def test_a_child_that_dies_at_every_start_makes_it_give_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: None)
+    monkeypatch.setattr(arena_run, "MAX_BACKOFF_S", 0.0)
+    child = Child("web", [sys.executable, "-c", "raise SystemExit(4)"])
+    sup = Supervisor([child], env=dict(os.environ), cwd=tmp_path, say=lambda text: None)
+    sup.start(child)
+    with pytest.raises(arena_run.GaveUp, match=r"web died 5 times .* --addr"):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            sup.check()
+            time.sleep(0.05)

@@ -30,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from arena.matches.management.commands.arena_worker import child_env, worker_argv
 from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
@@ -39,11 +39,17 @@ from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_o
 HEALTHY_AFTER_S = 30.0
 #: The longest wait between two restarts of a child that keeps dying.
 MAX_BACKOFF_S = 30.0
+#: Deaths in a row, each soon after its start, after which ``make run`` gives up.
+MAX_QUICK_DEATHS = 5
 _PR_SET_PDEATHSIG = 1
 
 
 class _Stop(Exception):
     """SIGTERM or SIGHUP reached the supervisor: stop like Ctrl-C."""
+
+
+class GaveUp(Exception):
+    """A child died right after every start: restarting it again would not help."""
 
 
 def _raise_stop(signum: int, _frame: Any) -> None:
@@ -122,6 +128,14 @@ class Supervisor:
             _kill_group(child.proc.pid, signal.SIGKILL)
             lived = now - child.started
             child.quick_deaths = child.quick_deaths + 1 if lived < HEALTHY_AFTER_S else 0
+            if child.quick_deaths >= MAX_QUICK_DEATHS:
+                child.proc = None
+                raise GaveUp(
+                    f"{child.name} died {child.quick_deaths} times in a row within "
+                    f"{HEALTHY_AFTER_S:.0f} s of starting (last exit: {code}); its output above "
+                    "says why (for the web server, often a port in use: pick another with "
+                    "--addr); fix that and run `make run` again"
+                )
             delay = min(MAX_BACKOFF_S, 2.0**child.quick_deaths - 1)
             self.say(
                 f"{child.name} exited ({code}) after {lived:.0f} s; restarting in {delay:.0f} s"
@@ -242,6 +256,7 @@ class Command(BaseCommand):
 
         supervisor = Supervisor([worker, web], env=env, cwd=root, say=say)
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+        failure = ""
         try:
             for child in supervisor.children:
                 supervisor.start(child)
@@ -256,7 +271,11 @@ class Command(BaseCommand):
                 time.sleep(0.5)
         except (KeyboardInterrupt, _Stop):
             self.stdout.write("stopping…")
+        except GaveUp as exc:
+            failure = str(exc)
         finally:
             supervisor.stop(options["stop_timeout"])
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+        if failure:
+            raise CommandError(failure)
