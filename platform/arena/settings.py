@@ -233,9 +233,10 @@ CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
         "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
-        # A pass that waited longer than the interval behind busy workers is dropped: the next
-        # one does its work, instead of a backlog of passes pairing long after beat stopped.
-        "options": {"expires": ARENA_MATCHMAKING_INTERVAL_S},
+        # A pass that waited behind busy workers for long is dropped (a later one does its work)
+        # instead of a backlog of passes that keep pairing long after beat stopped. Not shorter
+        # than 10 s: expiry compares beat's clock with a worker's (keep hosts on NTP).
+        "options": {"expires": max(10.0, 2 * ARENA_MATCHMAKING_INTERVAL_S)},
     },
     # Packs logs a dead worker left as rows and applies the ranked retention settings below.
     "match-logs": {
