@@ -20,6 +20,27 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def worker_queues() -> list[str]:
+    """Every queue the settings declare: ``ARENA_WORKER_QUEUES`` where set, the default queue,
+    each queue ``CELERY_TASK_ROUTES`` sends a task to, and ``CELERY_TASK_QUEUES``. A worker that
+    consumes these runs every kind of task; ``make run`` and the worker image start theirs on
+    all of them."""
+    from django.conf import settings
+
+    names = [str(q) for q in getattr(settings, "ARENA_WORKER_QUEUES", None) or []]
+    names.append(getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery")
+    routes = getattr(settings, "CELERY_TASK_ROUTES", None) or {}
+    # A mapping of task names (or globs) to routes, or a list of such mappings.
+    for table in [routes] if isinstance(routes, dict) else list(routes):
+        for route in table.values() if isinstance(table, dict) else []:
+            queue = route.get("queue") if isinstance(route, dict) else route
+            if queue:
+                names.append(str(getattr(queue, "name", queue)))
+    for queue in getattr(settings, "CELERY_TASK_QUEUES", None) or []:
+        names.append(str(getattr(queue, "name", queue)))
+    return list(dict.fromkeys(names))
+
+
 def _ensure_broker_dirs() -> None:
     # kombu's filesystem transport expects its folders to exist.
     from django.conf import settings

@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads the body: too-big bodies and NUL characters are refused up front.
     "arena.middleware.RequestGuardMiddleware",
+    # Static files from STATIC_ROOT (collectstatic) under gunicorn, with or without a proxy.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -155,16 +157,46 @@ STATICFILES_DIRS = [ROOT_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "static"))
 
 SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+# --- HTTPS (README "Production serving"): all off for the embedded http://127.0.0.1 set-up;
+# deploy/compose.yaml turns them on for a site served over HTTPS by a TLS proxy in front.
+#: Session and CSRF cookies only over HTTPS.
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-X_FRAME_OPTIONS = "DENY"
+#: Redirect every plain-HTTP request to HTTPS.
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+#: Strict-Transport-Security max-age (0: no header), its includeSubDomains and preload flags.
+SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+
+
+def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """``X-Forwarded-Proto`` → ``("HTTP_X_FORWARDED_PROTO", "https")``; empty → None.
+
+    Only set it behind a proxy that always sets (or strips) that header itself: otherwise a
+    client could claim HTTPS.
+    """
+    name = name.strip()
+    if not name:
+        return None
+    return "HTTP_" + name.upper().replace("-", "_"), "https"
+
+
+#: The header the TLS proxy sets to ``https`` (e.g. ``X-Forwarded-Proto``); empty: no proxy.
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", ""))
 
 # --- Celery (DESIGN.md §5, §6) -----------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    # A task a dead worker took (acks_late) goes back to the queue this long after it was taken;
+    # it must exceed the longest match, or a live worker's match would be handed out twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": int(os.environ.get("ARENA_BROKER_VISIBILITY_TIMEOUT_S", "3600"))
+    }
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -201,6 +233,10 @@ CELERY_BEAT_SCHEDULE = {
     "matchmaking": {
         "task": "arena.workflows.tasks.matchmaking_task",
         "schedule": timedelta(seconds=ARENA_MATCHMAKING_INTERVAL_S),
+        # A pass that waited behind busy workers for long is dropped (a later one does its work)
+        # instead of a backlog of passes that keep pairing long after beat stopped. Not shorter
+        # than 10 s: expiry compares beat's clock with a worker's (keep hosts on NTP).
+        "options": {"expires": max(10.0, 2 * ARENA_MATCHMAKING_INTERVAL_S)},
     },
     # Packs logs a dead worker left as rows and applies the ranked retention settings below.
     "match-logs": {
@@ -289,5 +325,3 @@ AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
 #: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
 ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
-#: Serve /static/ from STATIC_ROOT through Django (after collectstatic) when no proxy does.
-ARENA_SERVE_STATIC = env_bool("ARENA_SERVE_STATIC", False)

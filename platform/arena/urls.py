@@ -1,9 +1,7 @@
 """URL map: pages per app, the JSON API under /api/, the admin."""
 
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.static import serve
 
 from arena import api
 
@@ -17,9 +15,3 @@ urlpatterns = [
     path("matches/", include("arena.matches.urls")),
     path("", include("arena.catalog.urls")),
 ]
-
-if settings.ARENA_SERVE_STATIC:
-    # A small deployment without a proxy in front: gunicorn serves the collected assets.
-    urlpatterns.insert(
-        0, re_path(r"^static/(?P<path>.*)$", serve, {"document_root": settings.STATIC_ROOT})
-    )

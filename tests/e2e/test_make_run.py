@@ -1,22 +1,33 @@
 """``make run`` (manage.py arena_run): the embedded set-up comes up with SQLite and the
-filesystem broker, validates an upload on its own worker, and Ctrl-C stops every process."""
+filesystem broker under gunicorn, answers 50 simultaneous requests without dropping one, survives
+``kill -9`` of its worker (the embedded beat dies with it, the worker comes back, the site keeps
+answering, matches go on), and Ctrl-C stops every process and leaves no agent container."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena_cli.submit_cmd import get_token, upload, wait_for_status
+from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
 from games.core import get_game_spec
 from tests.e2e.parts import ROOT, free_port, manage, platform_env, wait_for_port
 
-pytestmark = [pytest.mark.e2e]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+GAME = "simple-card"
 
 
 def _children(pid: int) -> list[int]:
@@ -24,10 +35,144 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.stdout.split()]
 
 
-def test_arena_run_serves_validates_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+def _group(pgid: int) -> list[int]:
+    """Every live process of process group ``pgid``."""
+    out = subprocess.run(["ps", "-eo", "pid=,pgid="], capture_output=True, text=True)
+    pairs = [line.split() for line in out.stdout.splitlines() if line.strip()]
+    return [int(pid) for pid, group in pairs if int(group) == pgid]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _wait(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:
+    """GET every URL at once (one thread each, released together): statuses and errors."""
+    statuses: list[int] = []
+    errors: list[str] = []
+    barrier = threading.Barrier(len(urls))
+    lock = threading.Lock()
+
+    def one(url: str) -> None:
+        barrier.wait()
+        try:
+            status, _ = _get(url)
+        except (OSError, urllib.error.URLError) as exc:  # reset, refused, timed out
+            with lock:
+                errors.append(f"{url}: {exc!r}")
+            return
+        with lock:
+            statuses.append(status)
+
+    threads = [threading.Thread(target=one, args=(u,)) for u in urls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return statuses, errors
+
+
+def _worker_pid(run_pid: int) -> int | None:
+    found = [p for p in _children(run_pid) if "celery" in _cmdline(p) and _alive(p)]
+    return found[0] if found else None
+
+
+def _query(env: dict[str, str], code: str) -> Any:
+    """Evaluate ``code`` (an expression over the models) in ``manage.py shell``; JSON result."""
+    out = manage(
+        env,
+        "shell",
+        "-c",
+        "import json; from arena.matches.models import Match; "
+        f"print('RESULT=' + json.dumps({code}))",
+    )
+    line = [x for x in out.splitlines() if x.startswith("RESULT=")][-1]
+    return json.loads(line.removeprefix("RESULT="))
+
+
+def _ranked_finished(env: dict[str, str], submission_id: int) -> int:
+    return int(
+        _query(
+            env,
+            "Match.objects.filter(kind='ranked', status='finished', "
+            f"participants__submission_id={submission_id}).count()",
+        )
+    )
+
+
+def _sandbox_containers_of(pids: set[int]) -> list[str]:
+    """Agent containers (by their owner label, host:pid) created by one of ``pids``."""
+    try:
+        import docker
+
+        client = docker.from_env()
+        containers = client.api.containers(all=True, filters={"label": "arena.sandbox"})
+    except Exception:  # no engine: the process sandbox ran the agents, no container exists
+        return []
+    host = socket.gethostname()
+    owners = {f"{host}:{pid}" for pid in pids}
+    return [
+        c["Id"][:12]
+        for c in containers
+        if (c.get("Labels") or {}).get("arena.sandbox.owner", "") in owners
+    ]
+
+
+def _sign_up_and_upload(
+    env: dict[str, str], url: str, tmp_path: Path, name: str
+) -> tuple[str, int]:
+    manage(
+        env,
+        "shell",
+        "-c",
+        "from arena.accounts.models import User; "
+        f"User.objects.create_user('{name}', password='{name}-pass-123')",
+    )
+    token = get_token(url, name, f"{name}-pass-123")
+    agent = tmp_path / f"{name}.py"
+    agent.write_text(get_game_spec(GAME).starter_source())
+    submission = wait_for_status(url, token, upload(url, token, agent)["id"], timeout_s=180)
+    assert submission["status"] == "accepted", submission
+    return token, int(submission["id"])
+
+
+def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     env = platform_env(
-        tmp_path, f"sqlite:///{tmp_path / 'arena.sqlite3'}", ARENA_ALLOW_PROCESS_SANDBOX="1"
+        tmp_path,
+        f"sqlite:///{tmp_path / 'arena.sqlite3'}",
+        ARENA_ALLOW_PROCESS_SANDBOX="1",
+        ARENA_MATCHMAKING_INTERVAL_S="1",
     )
     log = (tmp_path / "run.log").open("wb")
     proc = subprocess.Popen(
@@ -46,33 +191,79 @@ def test_arena_run_serves_validates_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    seen: set[int] = set()  # every process of the run, to check none outlives it
+
+    def remember() -> None:
+        for child in _children(proc.pid):
+            seen.update(_group(child) or [child])
+
+    url = f"http://127.0.0.1:{port}"
     try:
-        assert wait_for_port(port, 60), (tmp_path / "run.log").read_text()
+        assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
         children = _children(proc.pid)
         assert len(children) == 2  # the worker (with beat) and the web server
-        manage(
-            env,
-            "shell",
-            "-c",
-            "from arena.accounts.models import User; "
-            "User.objects.create_user('fay', password='fay-pass-123')",
+        assert any("gunicorn" in _cmdline(c) for c in children), [_cmdline(c) for c in children]
+        remember()
+
+        # 50 simultaneous requests: pages and a static file (WhiteNoise), none dropped.
+        css = (ROOT / "static" / "arena" / "site.css").read_bytes()
+        status, body = _get(f"{url}/static/arena/site.css")
+        assert (status, body) == (200, css)
+        assert _get(f"{url}/static/%2e%2e/manage.py")[0] == 404  # only collected files
+        statuses, errors = _concurrent_gets(
+            [f"{url}/" if i % 2 else f"{url}/static/arena/site.css" for i in range(50)]
         )
-        url = f"http://127.0.0.1:{port}"
-        token = get_token(url, "fay", "fay-pass-123")
-        agent = tmp_path / "agent.py"
-        agent.write_text(get_game_spec("simple-card").starter_source())
-        submission = wait_for_status(url, token, upload(url, token, agent)["id"], timeout_s=90)
-        assert submission["status"] == "accepted", submission
+        assert errors == [], f"{len(errors)} of 50 requests failed: {errors[:3]}"
+        assert statuses == [200] * 50
+
+        token, first = _sign_up_and_upload(env, url, tmp_path, "fay")
         assert (tmp_path / "broker").is_dir()  # the filesystem transport carried the task
+        api_request(url, "POST", f"/api/submissions/{first}/activate", token=token)
+        _wait(lambda: _ranked_finished(env, first) >= 1, 180, "a ranked match of fay's agent")
+
+        # kill -9 of the worker: its beat and pool processes die with it, a new worker starts.
+        worker = _worker_pid(proc.pid)
+        assert worker is not None
+        remember()
+        old_group = _group(worker)
+        assert len(old_group) >= 3, old_group  # main process, embedded beat, pool process(es)
+        os.kill(worker, signal.SIGKILL)
+        answered: list[int] = []
+        new_worker = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            answered.append(_get(f"{url}/")[0])  # the site keeps answering meanwhile
+            candidate = _worker_pid(proc.pid)
+            if candidate not in (None, worker) and not any(_alive(p) for p in old_group):
+                new_worker = candidate
+                break
+            time.sleep(0.5)
+        left = [p for p in old_group if _alive(p)]
+        assert not left, f"processes of the killed worker outlived it: {left}"
+        assert new_worker is not None, "the worker was not restarted"
+        assert answered and set(answered) == {200}, answered
+        assert proc.poll() is None, "make run stopped with its worker"
+        _wait(lambda: len(_group(new_worker)) >= 3, 60, "the new worker's pool and beat")
+        remember()
+
+        # Matches go on: a new upload is validated and plays ranked on the new worker.
+        token2, second = _sign_up_and_upload(env, url, tmp_path, "gus")
+        api_request(url, "POST", f"/api/submissions/{second}/activate", token=token2)
+        _wait(lambda: _ranked_finished(env, second) >= 1, 180, "a ranked match after the kill")
+        remember()
+        assert _get(f"{url}/")[0] == 200
+
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         assert proc.wait(timeout=60) is not None
-        deadline = time.monotonic() + 30
-        while any(Path(f"/proc/{c}").exists() for c in children) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not [c for c in children if Path(f"/proc/{c}").exists()], "a child outlived Ctrl-C"
+        _wait(lambda: not [p for p in seen if _alive(p)], 30, "every child to stop")
+        assert _sandbox_containers_of(seen | {proc.pid}) == [], "agent containers outlived it"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+        for pid in seen:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
         log.close()
     text = (tmp_path / "run.log").read_text()
     assert "Agent Arena is up on" in text
+    assert "worker exited (-9)" in text

@@ -1,48 +1,217 @@
 """``make run``: the embedded platform in one command (DESIGN.md §6).
 
-Migrates, loads the demo data once (house bots on every ladder), then starts a Celery worker with
-an embedded beat and the web server on http://127.0.0.1:8000. The broker is kombu's filesystem
-transport unless ``REDIS_URL`` is set. Ctrl-C (or any child dying) stops everything.
+Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
+starts and supervises two children:
+
+- **worker**: a Celery worker on every declared queue with an embedded beat (``-B``);
+- **web**: gunicorn (``deploy/gunicorn.conf.py``) on http://127.0.0.1:8000, static files through
+  WhiteNoise.
+
+Each child runs in its own process group. When one dies, its whole group is killed (the worker's
+embedded beat and pool processes die with it: never an orphan that keeps enqueuing), the
+containers its agents ran in are removed, and it is started again after a back-off, while the
+other keeps running: the site stays up while the worker restarts. Ctrl-C (or SIGTERM) stops both
+gracefully, kills what is left after ``--stop-timeout`` seconds, and removes leftover agent
+containers. The broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.sandboxing import PROCESS_WARNING, detected_backend
+from arena.matches.management.commands.arena_worker import child_env, worker_argv
+from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
+
+#: A child that ran this long before dying starts again at once; quicker deaths back off.
+HEALTHY_AFTER_S = 30.0
+#: The longest wait between two restarts of a child that keeps dying.
+MAX_BACKOFF_S = 30.0
+#: Deaths in a row, each soon after its start, after which ``make run`` gives up.
+MAX_QUICK_DEATHS = 5
+_PR_SET_PDEATHSIG = 1
+
+
+class _Stop(Exception):
+    """SIGTERM or SIGHUP reached the supervisor: stop like Ctrl-C."""
+
+
+class GaveUp(Exception):
+    """A child died right after every start: restarting it again would not help."""
+
+
+def _raise_stop(signum: int, _frame: Any) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM if the supervisor itself is killed (Linux)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class Child:
+    """One supervised process (and its process group)."""
+
+    name: str
+    argv: list[str]
+    proc: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    next_start: float = 0.0
+    quick_deaths: int = 0
+    restarts: int = field(default=0)
+
+
+class Supervisor:
+    """Starts the children, restarts the one that dies, stops them all."""
+
+    def __init__(self, children: list[Child], *, env: dict[str, str], cwd: Path, say: Any) -> None:
+        self.children = children
+        self.env = env
+        self.cwd = cwd
+        self.say = say
+
+    def start(self, child: Child) -> None:
+        """Start ``child`` in a process group of its own (so it can be killed as a whole)."""
+        child.proc = subprocess.Popen(
+            child.argv,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - the supervisor runs no threads
+        )
+        child.started = time.monotonic()
+
+    def check(self) -> None:
+        """Start what is due; restart (after a back-off) what has died."""
+        now = time.monotonic()
+        for child in self.children:
+            if child.proc is None:
+                if now >= child.next_start:
+                    child.restarts += 1
+                    self.start(child)
+                    self.say(f"{child.name} restarted (restart {child.restarts})")
+                continue
+            code = child.proc.poll()
+            if code is None:
+                continue
+            # Whatever the dead process left in its group (the worker's embedded beat and its
+            # pool processes) goes with it, so nothing keeps enqueuing or playing on its own.
+            _kill_group(child.proc.pid, signal.SIGKILL)
+            lived = now - child.started
+            child.quick_deaths = child.quick_deaths + 1 if lived < HEALTHY_AFTER_S else 0
+            if child.quick_deaths >= MAX_QUICK_DEATHS:
+                child.proc = None
+                raise GaveUp(
+                    f"{child.name} died {child.quick_deaths} times in a row within "
+                    f"{HEALTHY_AFTER_S:.0f} s of starting (last exit: {code}); its output above "
+                    "says why (for the web server, often a port in use: pick another with "
+                    "--addr); fix that and run `make run` again"
+                )
+            delay = min(MAX_BACKOFF_S, 2.0**child.quick_deaths - 1)
+            self.say(
+                f"{child.name} exited ({code}) after {lived:.0f} s; restarting in {delay:.0f} s"
+            )
+            child.proc = None
+            child.next_start = now + delay
+            if child.name == "worker":
+                _remove_containers(self.say)
+
+    def stop(self, timeout_s: float) -> None:
+        """SIGTERM each child's main process, wait, then kill every group that is left.
+
+        A second Ctrl-C while waiting kills at once.
+        """
+        running = [c.proc for c in self.children if c.proc is not None]
+        for proc in running:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        try:
+            while time.monotonic() < deadline and any(
+                _group_alive(p.pid) for p in running if p.poll() is None
+            ):
+                time.sleep(0.2)
+        except (KeyboardInterrupt, _Stop):
+            self.say("killing what is left")
+        for proc in running:
+            _kill_group(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+        _remove_containers(self.say)
+
+
+def _remove_containers(say: Any) -> None:
+    """Remove the agent containers of processes that are gone (label-selected, this host)."""
+    removed = remove_orphaned_agents()
+    if removed:
+        say(f"removed {removed} agent containers left by stopped worker processes")
 
 
 class Command(BaseCommand):
-    """Run web, worker and beat together."""
+    """Run web, worker and beat together, restarting whichever dies."""
 
-    help = "Start the whole platform (web, worker, beat) on one machine; Ctrl-C stops it."
+    help = (
+        "Start the whole platform (gunicorn, Celery worker and beat) on one machine; a child "
+        "that dies is restarted; Ctrl-C stops everything."
+    )
 
     def add_arguments(self, parser: Any) -> None:
-        """``--addr`` and ``--concurrency``."""
+        """``--addr``, ``--concurrency``, ``--web-workers`` and ``--stop-timeout``."""
         parser.add_argument("--addr", default="127.0.0.1:8000", help="where the web server listens")
-        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument(
+            "--concurrency", type=int, default=None, help="worker processes (default: settings)"
+        )
+        parser.add_argument(
+            "--web-workers",
+            type=int,
+            default=int(os.environ.get("GUNICORN_WORKERS", "2")),
+            help="gunicorn worker processes (each with GUNICORN_THREADS threads)",
+        )
+        parser.add_argument(
+            "--stop-timeout",
+            type=float,
+            default=15.0,
+            help="seconds a child gets to finish its work after Ctrl-C before it is killed",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Start, watch, stop."""
+        """Prepare, start, supervise, stop."""
         root = Path(settings.ROOT_DIR)
         Path(settings.BROKER_DIR, "queue").mkdir(parents=True, exist_ok=True)
         Path(settings.BROKER_DIR, "processed").mkdir(parents=True, exist_ok=True)
         call_command("arena_setup")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(root / "platform"), str(root), env.get("PYTHONPATH", "")]
-        ).rstrip(os.pathsep)
-        env.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+        call_command("collectstatic", interactive=False, verbosity=0)
+        env = child_env()
         backend = settings.ARENA_SANDBOX_BACKEND
         if backend == "auto":
             backend = detected_backend()
@@ -59,61 +228,54 @@ class Command(BaseCommand):
             f"sandbox: {backend}; broker: {broker}; database: "
             f"{settings.DATABASES['default']['NAME']}"
         )
-        commands = {
-            "worker": [
+        worker = Child(
+            "worker",
+            worker_argv(
+                concurrency=options["concurrency"],
+                beat_schedule=settings.CELERY_BEAT_SCHEDULE_FILENAME,
+            ),
+        )
+        web = Child(
+            "web",
+            [
                 sys.executable,
                 "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "worker",
-                "-B",
-                "-Q",
-                ",".join(settings.ARENA_WORKER_QUEUES),
-                "--concurrency",
-                str(options["concurrency"]),
-                "--loglevel",
-                "INFO",
-                "-s",
-                settings.CELERY_BEAT_SCHEDULE_FILENAME,
-            ],
-            "web": [
-                sys.executable,
-                str(root / "manage.py"),
-                "runserver",
+                "gunicorn",
+                "-c",
+                str(root / "deploy" / "gunicorn.conf.py"),
+                "--bind",
                 options["addr"],
-                "--noreload",
-                "--insecure",
+                "--workers",
+                str(options["web_workers"]),
+                "arena.wsgi:application",
             ],
-        }
-        children = {
-            name: subprocess.Popen(cmd, env=env, cwd=root) for name, cmd in commands.items()
-        }
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Agent Arena is up on http://{options['addr']}/ "
-                "(Ctrl-C stops web, worker and beat)"
-            )
         )
+
+        def say(text: str) -> None:
+            self.stderr.write(f"make run: {text}")
+
+        supervisor = Supervisor([worker, web], env=env, cwd=root, say=say)
+        previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+        failure = ""
         try:
-            while all(child.poll() is None for child in children.values()):
+            for child in supervisor.children:
+                supervisor.start(child)
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Agent Arena is up on http://{options['addr']}/ "
+                    "(Ctrl-C stops web, worker and beat)"
+                )
+            )
+            while True:
+                supervisor.check()
                 time.sleep(0.5)
-            dead = [n for n, c in children.items() if c.poll() is not None]
-            self.stderr.write(f"{', '.join(dead)} stopped; stopping the rest")
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, _Stop):
             self.stdout.write("stopping…")
+        except GaveUp as exc:
+            failure = str(exc)
         finally:
-            _stop(list(children.values()))
-
-
-def _stop(children: list[subprocess.Popen[bytes]]) -> None:
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+            supervisor.stop(options["stop_timeout"])
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if failure:
+            raise CommandError(failure)

@@ -1,0 +1,152 @@
+"""The supervisor of ``make run`` on plain processes: a child that dies takes its whole process
+group with it and is started again while the other child keeps running; stopping ends every
+group, also a child that ignores SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from arena.matches.management.commands import arena_run
+from arena.matches.management.commands.arena_run import Child, Supervisor
+
+#: A parent that starts a child of its own (like the worker's embedded beat), writes both pids,
+#: then sleeps; with ``stubborn`` it ignores SIGTERM.
+FAMILY = """
+import os, signal, subprocess, sys, time
+if sys.argv[2] == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+with open(sys.argv[1], "a") as f:
+    f.write(f"{os.getpid()} {kid.pid}\\n")
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _pids(path: Path, lines: int, timeout_s: float = 20) -> list[list[int]]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        rows = [r.split() for r in path.read_text().splitlines()] if path.exists() else []
+        if len(rows) >= lines:
+            return [[int(x) for x in row] for row in rows]
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never had {lines} lines")
+
+
+@pytest.fixture
+def supervisor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Supervisor:
+    removals: list[str] = []
+    # Container clean-up is the sandbox's (tested there); here only that it is asked for.
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: removals.append("worker"))
+    monkeypatch.setattr(arena_run, "HEALTHY_AFTER_S", 0.0)  # restart at once
+    said: list[str] = []
+    children = [
+        Child("worker", [sys.executable, "-c", FAMILY, str(tmp_path / "worker"), "plain"]),
+        Child("web", [sys.executable, "-c", FAMILY, str(tmp_path / "web"), "stubborn"]),
+    ]
+    sup = Supervisor(children, env=dict(os.environ), cwd=tmp_path, say=said.append)
+    sup.said = said  # type: ignore[attr-defined]
+    sup.removals = removals  # type: ignore[attr-defined]
+    return sup
+
+
+def test_a_dead_child_takes_its_group_along_and_comes_back(
+    supervisor: Supervisor, tmp_path: Path
+) -> None:
+    for child in supervisor.children:
+        supervisor.start(child)
+    try:
+        [(worker, beat)] = _pids(tmp_path / "worker", 1)
+        [(web, web_kid)] = _pids(tmp_path / "web", 1)
+        os.kill(worker, 9)
+        deadline = time.monotonic() + 20
+        while len(_pids(tmp_path / "worker", 1)) < 2 and time.monotonic() < deadline:
+            supervisor.check()
+            time.sleep(0.1)
+        rows = _pids(tmp_path / "worker", 2)
+        assert rows[1][0] not in (worker, beat)  # a new worker
+        assert not _alive(beat), "the dead worker's own child outlived it"
+        assert _alive(web) and _alive(web_kid), "the web server was touched"
+        assert supervisor.removals == ["worker"]  # type: ignore[attr-defined]
+        assert any("worker exited (-9)" in line for line in supervisor.said)  # type: ignore[attr-defined]
+    finally:
+        supervisor.stop(timeout_s=1.0)
+    everyone = [
+        pid for name in ("worker", "web") for row in _pids(tmp_path / name, 1) for pid in row
+    ]
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in everyone) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in everyone if _alive(p)], "a process outlived stop()"
+    for child in supervisor.children:
+        assert child.proc is not None and child.proc.poll() is not None
+
+
+def test_a_child_that_keeps_dying_backs_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: None)
+    said: list[str] = []
+    child = Child("worker", [sys.executable, "-c", "raise SystemExit(3)"])
+    sup = Supervisor([child], env=dict(os.environ), cwd=tmp_path, say=said.append)
+    sup.start(child)
+    assert child.proc is not None
+    child.proc.wait(timeout=20)
+    sup.check()
+    first = child.next_start - time.monotonic()
+    child.next_start = 0.0
+    sup.check()  # restarts it
+    assert child.proc is not None
+    child.proc.wait(timeout=20)
+    sup.check()
+    second = child.next_start - time.monotonic()
+    assert child.proc is None and second > first > 0, (first, second)
+    assert said[0].startswith("worker exited (3)")
+
+
+def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:  # type: ignore[no-untyped-def]
+    from arena.celery_app import worker_queues
+    from arena.matches.management.commands.arena_worker import worker_argv
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = "celery"
+    settings.CELERY_TASK_ROUTES = {
+        "arena.matches.tasks.match_run_task": {"queue": "matches"},
+        "arena.submissions.tasks.*": {"queue": "validation"},
+        "arena.other.task": "other",
+    }
+    settings.CELERY_TASK_QUEUES = ["extra"]
+    settings.ARENA_WORKER_QUEUES = ["matches", "slow"]
+    assert worker_queues() == ["matches", "slow", "celery", "validation", "other", "extra"]
+    argv = worker_argv(concurrency=3, node_name="n1@%h")
+    assert argv[argv.index("-Q") + 1] == "matches,slow,celery,validation,other,extra"
+    assert argv[argv.index("--concurrency") + 1] == "3"
+    assert argv[argv.index("-n") + 1] == "n1@%h" and "-B" not in argv
+    # Without a number the settings' CELERY_WORKER_CONCURRENCY decides (Celery reads it).
+    assert "--concurrency" not in worker_argv()
+    assert worker_argv(beat_schedule="/tmp/s")[-3:] == ["-B", "-s", "/tmp/s"]
+
+
+def test_a_child_that_dies_at_every_start_makes_it_give_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: None)
+    monkeypatch.setattr(arena_run, "MAX_BACKOFF_S", 0.0)
+    child = Child("web", [sys.executable, "-c", "raise SystemExit(4)"])
+    sup = Supervisor([child], env=dict(os.environ), cwd=tmp_path, say=lambda text: None)
+    sup.start(child)
+    with pytest.raises(arena_run.GaveUp, match=r"web died 5 times .* --addr"):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            sup.check()
+            time.sleep(0.05)
