@@ -312,3 +312,13 @@ def test_a_validation_the_platform_never_ran_tells_the_uploader(
     submission.refresh_from_db()
     assert submission.status == "pending" and "not your agent's fault" in submission.status_detail
     assert Match.objects.get(pk=match.pk).status == "error"
+
+
+def test_runs_on_the_expected_database() -> None:
+    # test_lifecycle_postgres.py reruns this file on PostgreSQL and says so through this variable.
+    import os
+
+    from django.db import connection
+
+    expected = os.environ.get("ARENA_TEST_DB_VENDOR", connection.vendor)
+    assert connection.vendor == expected
