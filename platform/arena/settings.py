@@ -253,6 +253,10 @@ ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
 ARENA_MATCH_DEADLINE_GRACE_S = float(os.environ.get("ARENA_MATCH_DEADLINE_GRACE_S", "60"))
 #: A queued match whose task was sent this long ago is sent again (its message was lost).
 ARENA_MATCH_QUEUED_MAX_S = float(os.environ.get("ARENA_MATCH_QUEUED_MAX_S", "900"))
+#: A running match no live worker reports as active is re-queued once it started this long ago.
+ARENA_MATCH_ORPHAN_GRACE_S = float(os.environ.get("ARENA_MATCH_ORPHAN_GRACE_S", "20"))
+#: How long the sweeper waits for the workers to say what they run.
+ARENA_SWEEP_ASK_TIMEOUT_S = float(os.environ.get("ARENA_SWEEP_ASK_TIMEOUT_S", "2"))
 ARENA_SWEEP_INTERVAL_S = float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))
 ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
 #: Ranked matches' prints: 0 (default) captures none; N > 0 keeps them N days in the stored log.
