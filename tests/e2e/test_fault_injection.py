@@ -42,7 +42,8 @@ AGENTS = 8
 KILLS = 8
 KILL_EVERY_S = 5.0
 SETTLE_S = 120.0
-IMAGE = "agent-arena-sandbox:latest"
+#: The sandbox image of this tree (`make image`); ARENA_SANDBOX_IMAGE names another build.
+IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
 
 SETUP = """
 import json
@@ -78,10 +79,12 @@ out = {
     "by_status": dict(m.values_list("status").annotate(n=Count("id")).values_list("status", "n")),
     "unfinished": list(m.filter(status__in=["queued", "running"]).values_list("id", flat=True)),
     "max_attempts": max(list(m.values_list("attempts", flat=True)) or [0]),
+    "replayed": m.filter(attempts__gt=1).count(),
     "finished_ranked": m.filter(kind="ranked", status="finished").count(),
     "unrated_finished_ranked": list(
         m.filter(kind="ranked", status="finished", rated=False).values_list("id", flat=True)),
-    "rated_not_finished": list(m.filter(rated=True).exclude(status="finished").values_list("id", flat=True)),
+    "rated_not_finished": list(
+        m.filter(rated=True).exclude(status="finished").values_list("id", flat=True)),
     "double_rated": [
         r["match"] for r in RatingChange.objects.values("match").annotate(n=Count("id"))
         if r["n"] != 2
@@ -93,7 +96,7 @@ for rating in Rating.objects.all():
     value = 1200.0
     for c in changes:
         if abs(c.before - value) > 1e-9:
-            out["chain_errors"].append(f"rating {rating.pk}: change {c.pk} starts at {c.before}, not {value}")
+            out["chain_errors"].append(f"rating {rating.pk}: change {c.pk} starts off its chain")
         value = c.after
     if abs(value - rating.rating) > 1e-9 or rating.games != len(changes) \\
             or rating.wins + rating.losses + rating.draws != rating.games:
@@ -147,12 +150,12 @@ class Worker:
         )
         return [int(p) for p in found.stdout.split()]
 
-    def kill_child(self) -> bool:
+    def kill_children(self) -> bool:
+        """SIGKILL every pool child (and so whatever match each was playing)."""
         kids = self.children()
-        if not kids:
-            return False
-        os.kill(kids[len(kids) // 2], signal.SIGKILL)
-        return True
+        for pid in kids:
+            os.kill(pid, signal.SIGKILL)
+        return bool(kids)
 
     def kill_all(self) -> None:
         assert self.proc is not None
@@ -250,7 +253,7 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
                     kills["worker"] += 1
                     time.sleep(1.0)
                     worker.start()  # the operator restarts it
-                elif worker.kill_child():
+                elif worker.kill_children():
                     kills["child"] += 1
             _shell(env, STOP_LADDER)
             deadline = time.monotonic() + SETTLE_S
