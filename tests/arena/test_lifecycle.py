@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from arena.matches.eventlog import EventWriter, entry_safe, json_safe
+from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, MatchEvent
 from arena.ratings.models import Rating
 from arena.submissions.models import Submission
@@ -105,10 +106,10 @@ def test_a_hostile_reply_forfeits_its_seat_and_the_log_is_stored(
     other = match.participants.get(submission=house)
     assert (guilty.outcome, other.outcome) == ("loss", "win")
     assert guilty.reason in {"illegal", "crash"}
-    events = list(MatchEvent.objects.filter(match=match))
-    assert events
-    for event in events:  # every stored entry reads back as strict JSON
-        json.dumps(event.data, allow_nan=False).encode("utf-8")
+    entries = match_log_entries(match)
+    assert entries
+    for entry in entries:  # every stored entry reads back as strict JSON
+        json.dumps(entry, allow_nan=False).encode("utf-8")
     if kind == "ranked":
         assert match.rated and Rating.objects.get(submission=mine).games == 1
 
