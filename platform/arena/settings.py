@@ -243,6 +243,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.workflows.tasks.match_logs_maintain_task",
         "schedule": timedelta(hours=1),
     },
+    # Every match ends: overdue ones are re-queued or errored, lost messages sent again.
+    "sweep-matches": {
+        "task": "arena.workflows.tasks.matches_sweep_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))),
+    },
+    # Sandbox containers die with their match (or their worker).
+    "reap-sandboxes": {
+        "task": "arena.workflows.tasks.sandboxes_reap_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))),
+    },
 }
 
 # --- The platform --------------------------------------------------------------------------------
@@ -276,6 +286,15 @@ ARENA_MATCHMAKING_QUEUE_MAX = int(os.environ.get("ARENA_MATCHMAKING_QUEUE_MAX", 
 #: (games.core.ranking.DEFAULT_MIN_MATCHES, as `arena simulate` uses).
 ARENA_RANKING_MIN_MATCHES = int(os.environ.get("ARENA_RANKING_MIN_MATCHES", "20"))
 ARENA_MATCH_MAX_ATTEMPTS = int(os.environ.get("ARENA_MATCH_MAX_ATTEMPTS", "3"))
+#: A running match this long past its game's hard time limit is swept (re-queued or errored).
+ARENA_MATCH_DEADLINE_GRACE_S = float(os.environ.get("ARENA_MATCH_DEADLINE_GRACE_S", "60"))
+#: A queued match whose task was sent this long ago is sent again (its message was lost).
+ARENA_MATCH_QUEUED_MAX_S = float(os.environ.get("ARENA_MATCH_QUEUED_MAX_S", "900"))
+#: A running match no live worker reports as active is re-queued once it started this long ago.
+ARENA_MATCH_ORPHAN_GRACE_S = float(os.environ.get("ARENA_MATCH_ORPHAN_GRACE_S", "20"))
+#: How long the sweeper waits for the workers to say what they run.
+ARENA_SWEEP_ASK_TIMEOUT_S = float(os.environ.get("ARENA_SWEEP_ASK_TIMEOUT_S", "2"))
+ARENA_SWEEP_INTERVAL_S = float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))
 ARENA_TURN_TIMEOUT_S = float(os.environ.get("ARENA_TURN_TIMEOUT_S", "2.0"))
 #: Ranked matches' prints: 0 (default) captures none; N > 0 keeps them N days in the stored log.
 ARENA_RANKED_PRINTS_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_PRINTS_RETENTION_DAYS", "0"))

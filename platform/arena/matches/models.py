@@ -55,6 +55,10 @@ class Match(models.Model):
     rated = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
+    #: When its task was last sent: the sweeper sends it again when it waits too long.
+    enqueued = models.DateTimeField(null=True, blank=True)
+    #: The Celery task id of the attempt playing it: a duplicate message skips a live attempt.
+    task_id = models.CharField(max_length=64, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:

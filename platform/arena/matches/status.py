@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -62,3 +63,12 @@ def match_time_limits_s(match: Match, *, seats: int | None = None) -> tuple[floa
     calls = rounds * seats * max(10, 200 // rounds)
     hard = min(max(60.0 + calls * per_call_s, 300.0), 6 * 3600.0)
     return hard - 30, hard
+
+
+def match_deadline(match: Match) -> datetime | None:
+    """When a running match is overdue: its start, plus its hard time limit, plus a grace for
+    the worker to record it. ``None`` if it has not started."""
+    if match.started is None:
+        return None
+    _, hard = match_time_limits_s(match)
+    return match.started + timedelta(seconds=hard + settings.ARENA_MATCH_DEADLINE_GRACE_S)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.celery_app import app
@@ -32,6 +33,7 @@ def match_enqueue(match_id: int) -> None:
     """Send the match to its queue with time limits from its game."""
     match = Match.objects.get(pk=match_id)
     soft, hard = match_time_limits_s(match)
+    Match.objects.filter(pk=match_id).update(enqueued=timezone.now())
     app.tasks[MATCH_RUN_TASK].apply_async(
         args=[match_id], queue=match_queue(match), soft_time_limit=soft, time_limit=hard
     )
@@ -50,6 +52,7 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
 
     def enqueue() -> None:
         task = app.tasks[MATCH_RUN_TASK]
+        Match.objects.filter(pk__in=[m.pk for m in matches]).update(enqueued=timezone.now())
         with app.producer_or_acquire() as producer:
             for m in matches:
                 soft, hard = limits[(m.game, m.game_version)]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 
 from arena.accounts.models import User
 from arena.matches import services as match_services
 from arena.matches.models import Match
 from arena.matches.play import (
+    BUSY,
     DONE,
+    EXHAUSTED,
     match_begin,
     match_lock,
     match_log_pack,
@@ -21,23 +25,36 @@ from arena.workflows.dispatch import match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored, validation_finished
 from games.core import MatchRecord
 
+logger = logging.getLogger(__name__)
 
-def match_run(*, match_id: int) -> str:
+
+def match_run(*, match_id: int, task_id: str = "") -> str:
     """Play the match if nobody has finished it yet; returns ``done`` or ``retry``.
 
     Idempotent: a redelivered task finds the match finished and stops; a match whose worker
-    died mid-way (status still running) is played again from the start.
+    died mid-way (status still running) is played again from the start, until its attempts
+    are used up; a duplicate message leaves a live attempt alone.
     """
-    match = match_begin(match_id=match_id)
-    if match is None:
+    match = match_begin(match_id=match_id, task_id=task_id)
+    if match in (DONE, BUSY):
         return DONE
+    if match == EXHAUSTED:
+        return match_fail(match_id=match_id, error="the worker playing it stopped every attempt")
+    assert isinstance(match, Match)
     played = match_play(match=match)
     if isinstance(played, str):
         outcome = match_fail(match_id=match_id, error=played)
         if outcome == DONE:
             match_log_pack(match_id=match_id)
         return outcome
-    match_record(match_id=match_id, record=played)
+    try:
+        match_record(match_id=match_id, record=played)
+    except Exception as exc:  # never leave it running: retried, then an unrated error
+        logger.exception("match %s could not be recorded", match_id)
+        outcome = match_fail(match_id=match_id, error=f"recording failed: {type(exc).__name__}")
+        if outcome == DONE:
+            match_log_pack(match_id=match_id)
+        return outcome
     match_log_pack(match_id=match_id)
     return DONE
 
@@ -49,8 +66,8 @@ def match_fail(*, match_id: int, error: str) -> str:
     if match is None or match.is_done:
         return DONE
     outcome = match_platform_failure(match=match, error=error)
-    if match.status == Match.Status.ERROR and match.kind == Match.Kind.VALIDATION:
-        validation_errored(match=match)
+    if match.kind == Match.Kind.VALIDATION:
+        validation_errored(match=match, retrying=match.status == Match.Status.QUEUED)
     return outcome
 
 

@@ -101,11 +101,17 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
         )
 
 
-def validation_errored(*, match: Match) -> None:
-    """Tell the uploader that the platform, not their agent, failed the self-play."""
+def validation_errored(*, match: Match, retrying: bool) -> None:
+    """Tell the uploader that the platform, not their agent, failed the self-play, and
+    whether it is being tried again."""
     submission = match.participants.get(seat=0).submission
+    if submission.status != submission.Status.PENDING:
+        return
     submission.status_detail = (
-        "the platform could not run the self-play (not your agent's fault); an "
-        "administrator can re-run it"
+        f"the platform could not run the self-play (not your agent's fault); it is being "
+        f"tried again (attempt {match.attempts} failed), nothing to do on your side"
+        if retrying
+        else "the platform could not run the self-play (not your agent's fault) after "
+        f"{match.attempts} attempts; an administrator can re-run it, or upload the file again"
     )
     submission.save(update_fields=["status_detail"])

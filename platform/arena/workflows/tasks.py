@@ -6,8 +6,10 @@ from celery import shared_task
 
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.play import RETRY
+from arena.matches.sandboxing import remove_orphaned_agents
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
+from arena.workflows.lifecycle import matches_sweep
 from arena.workflows.matches import match_run
 
 
@@ -22,7 +24,7 @@ from arena.workflows.matches import match_run
 def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
     """Play match ``match_id`` once (idempotent); a platform error is retried by the service's
     attempt count, after which the match is recorded as an unrated error."""
-    if match_run(match_id=match_id) == RETRY:
+    if match_run(match_id=match_id, task_id=self.request.id or "") == RETRY:
         raise self.retry(countdown=3)
 
 
@@ -36,3 +38,15 @@ def matchmaking_task() -> int:
 def match_logs_maintain_task() -> None:
     """Pack leftover event rows of finished matches and apply the ranked log retention."""
     match_logs_maintain()
+
+
+@shared_task(name="arena.workflows.tasks.matches_sweep_task", ignore_result=True)
+def matches_sweep_task() -> dict[str, int]:
+    """Every match ends: re-queue or error overdue ones, send lost ones again."""
+    return matches_sweep()
+
+
+@shared_task(name="arena.workflows.tasks.sandboxes_reap_task", ignore_result=True)
+def sandboxes_reap_task() -> int:
+    """Remove sandbox containers whose match is over (expired) or whose worker is gone."""
+    return remove_orphaned_agents()
