@@ -170,7 +170,9 @@ class Worker:
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
-        os.killpg(self.proc.pid, signal.SIGTERM)
+        # As an operator stops a worker: SIGTERM to its main process, a warm shutdown in which
+        # every pool child drains its warm pool (a signal to the whole group races that).
+        self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
@@ -186,6 +188,42 @@ def _containers(image: str) -> list[str]:
         check=True,
     )
     return out.stdout.split()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _orphans(image: str) -> list[str]:
+    """Containers of this run whose owning process is gone: what the reaper must remove while
+    the worker runs (a live process's warm pool keeps idle containers on purpose)."""
+    out = subprocess.run(
+        [
+            "docker",
+            "ps",
+            "-a",
+            "--filter",
+            f"ancestor={image}",
+            "--format",
+            '{{.ID}} {{.Label "arena.sandbox.owner"}}',
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    orphans = []
+    for line in out.stdout.splitlines():
+        cid, _, owner = line.partition(" ")
+        pid = owner.rpartition(":")[2]
+        if not pid.isdigit() or not _pid_alive(int(pid)):
+            orphans.append(cid)
+    return orphans
 
 
 @contextmanager
@@ -263,12 +301,12 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
             _shell(env, STOP_LADDER)
             deadline = time.monotonic() + SETTLE_S
             report = json.loads(_shell(env, REPORT))
-            left = _containers(image)
+            orphans = _orphans(image)
             # Settled: every match ended and the reaper removed what killed children left.
-            while (report["unfinished"] or left) and time.monotonic() < deadline:
+            while (report["unfinished"] or orphans) and time.monotonic() < deadline:
                 time.sleep(3)
                 report = json.loads(_shell(env, REPORT))
-                left = _containers(image)
+                orphans = _orphans(image)
         finally:
             worker.stop()
         # The warm pool keeps idle containers while its worker runs: count after it stopped.
@@ -276,6 +314,7 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
         report.update(
             broker=broker,
             kills=kills,
+            orphans_while_running=len(orphans),
             containers_left=len(left),
             seconds=round(time.monotonic() - began),
         )
@@ -288,4 +327,5 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
         assert report["double_rated"] == []
         assert report["chain_errors"] == []
         assert report["max_attempts"] <= 3
-        assert left == []
+        assert orphans == [], "the reaper left containers of dead processes"
+        assert left == [], "containers outlived the worker's shutdown"
