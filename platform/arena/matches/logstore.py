@@ -16,7 +16,6 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-import math
 from datetime import timedelta
 from typing import Any
 
@@ -24,34 +23,16 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.matches.eventlog import json_safe
 from arena.matches.models import Match, MatchEvent, MatchLog
 
 logger = logging.getLogger(__name__)
-
-#: Nesting kept when sanitising an entry; deeper values become a note (entries come from the
-#: referee, whose payloads are shallow; replies from agents are bounded by the sandbox).
-_MAX_DEPTH = 64
-
-
-def _json_safe(value: Any, depth: int = 0) -> Any:
-    """``value`` as strict JSON: finite numbers, string keys, bounded depth."""
-    if depth > _MAX_DEPTH:
-        return "[too deeply nested: not stored]"
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v, depth + 1) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 def encode_log(entries: list[dict[str, Any]]) -> tuple[bytes, int]:
     """The entries as a gzip-compressed JSON-lines blob; returns (blob, uncompressed bytes)."""
     raw = "".join(
-        json.dumps(_json_safe(e), allow_nan=False, separators=(",", ":")) + "\n" for e in entries
+        json.dumps(json_safe(e), allow_nan=False, separators=(",", ":")) + "\n" for e in entries
     ).encode()
     return gzip.compress(raw, compresslevel=6), len(raw)
 
