@@ -24,6 +24,7 @@ import math
 import random
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,6 +34,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from arena.ratings import elo, ladder  # noqa: E402
 from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
+
+import games.core.ranking as elo_schedule  # noqa: E402
 
 CHECKPOINTS = (10, 20, 30)
 #: Simulated time between two passes (the beat's interval is seconds; matches take minutes).
@@ -99,14 +102,29 @@ def bradley_terry(
     return [elo.INITIAL_RATING + 400.0 * math.log10(g) for g in gamma]
 
 
-def play(a: Agent, b: Agent, rng: random.Random, draws: float, now: datetime) -> float:
+Update = Callable[[elo.Standing, elo.Standing, float], tuple[float, float]]
+
+
+def fixed_k_ratings(a: elo.Standing, b: elo.Standing, score_a: float) -> tuple[float, float]:
+    """The platform's Elo before its K schedule: K 40 for the first 20 games, 20 after."""
+    expected_a = elo.expected_score(a.rating, b.rating)
+    k_a, k_b = (40.0 if s.games < 20 else 20.0 for s in (a, b))
+    return a.rating + k_a * (score_a - expected_a), b.rating + k_b * (expected_a - score_a)
+
+
+def play(
+    a: Agent,
+    b: Agent,
+    rng: random.Random,
+    draws: float,
+    now: datetime,
+    update: Update = elo.updated_ratings,
+) -> float:
     """One match drawn from the true strengths, applied as ``rating_apply`` does."""
     p_a = elo.expected_score(a.strength, b.strength)
     drawn = rng.random() < draws
     score_a = 0.5 if drawn else (1.0 if rng.random() < p_a else 0.0)
-    new_a, new_b = elo.updated_ratings(
-        elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a
-    )
+    new_a, new_b = update(elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a)
     for me, other, new in ((a, b, new_a), (b, a, new_b)):
         me.rating = new
         me.games += 1
@@ -117,7 +135,14 @@ def play(a: Agent, b: Agent, rng: random.Random, draws: float, now: datetime) ->
 
 
 def simulate(
-    *, agents: int, spread: float, draws: float, seed: int, pairing: str
+    *,
+    agents: int,
+    spread: float,
+    draws: float,
+    seed: int,
+    pairing: str,
+    update: Update = elo.updated_ratings,
+    mle: bool = True,
 ) -> dict[str, float]:
     """Kendall's tau at each checkpoint (mean games per agent) for one population."""
     rng = random.Random(seed)
@@ -145,43 +170,62 @@ def simulate(
             rng.shuffle(shuffled)
             pairs = list(zip(shuffled[::2], shuffled[1::2], strict=False))
         for a, b in pairs:
-            played.append((a.id, b.id, play(a, b, rng, draws, now)))
+            played.append((a.id, b.id, play(a, b, rng, draws, now, update)))
         now += PASS_EVERY
         mean_games = statistics.fmean(a.games for a in population)
         while checkpoints and mean_games >= checkpoints[0]:
             n = checkpoints.pop(0)
             truth = [a.strength for a in population]
             taus[f"after_{n}_games"] = kendall_tau([a.rating for a in population], truth)
-            taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
+            if mle:
+                taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
     return taus
+
+
+def mean_taus(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.fmean(r[key] for r in runs), 3) for key in runs[0]}
+
+
+def population(args: argparse.Namespace, spread: float) -> dict[str, object]:
+    """Every figure for one spread of true strengths, as the mean over ``args.seeds`` seeds."""
+    common = {"agents": args.agents, "spread": spread, "draws": args.draws}
+    found: dict[str, object] = {"strength_sd_elo": spread}
+    for pairing in ("platform", "random"):
+        found[f"tau_{pairing}_pairing"] = mean_taus(
+            [simulate(**common, seed=s, pairing=pairing) for s in range(args.seeds)]
+        )
+    found["fixed_k_tau_platform_pairing"] = mean_taus(
+        [
+            simulate(**common, seed=s, pairing="platform", update=fixed_k_ratings, mle=False)
+            for s in range(args.seeds)
+        ]
+    )
+    tau_30 = found["tau_platform_pairing"]["after_30_games"]  # type: ignore[index]
+    found["target_met"] = tau_30 >= 0.9
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=200)
-    parser.add_argument("--spread", type=float, default=300.0, help="sd of true strengths (Elo)")
+    parser.add_argument(
+        "--spreads", default="300,400,500,600", help="sds of true strengths (Elo), comma-separated"
+    )
     parser.add_argument("--draws", type=float, default=0.0, help="probability of a draw")
     parser.add_argument("--seeds", type=int, default=5)
     args = parser.parse_args()
+    spreads = [float(x) for x in args.spreads.split(",") if x.strip()]
     result: dict[str, object] = {
         "agents": args.agents,
-        "strength_sd_elo": args.spread,
         "draw_probability": args.draws,
         "seeds": args.seeds,
         "target": "tau >= 0.9 within 30 games per agent",
+        "k_schedule": (
+            f"max({elo_schedule.ELO_K_FLOOR:g}, {elo_schedule.ELO_K_SCALE:g} / "
+            f"(games + {elo_schedule.ELO_K_OFFSET}))"
+        ),
+        "populations": [population(args, spread) for spread in spreads],
     }
-    for pairing in ("platform", "random"):
-        runs = [
-            simulate(
-                agents=args.agents, spread=args.spread, draws=args.draws, seed=s, pairing=pairing
-            )
-            for s in range(args.seeds)
-        ]
-        result[f"tau_{pairing}_pairing"] = {
-            key: round(statistics.fmean(r[key] for r in runs), 3) for key in runs[0]
-        }
-    platform_30 = result["tau_platform_pairing"]["after_30_games"]  # type: ignore[index]
-    result["target_met"] = platform_30 >= 0.9
     print(json.dumps(result, indent=2))
 
 

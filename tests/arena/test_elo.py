@@ -14,12 +14,17 @@ def test_four_hundred_points_is_ten_to_one() -> None:
     assert expected_score(1600, 1200) == pytest.approx(10 / 11)
 
 
-def test_provisional_k_is_40_then_20() -> None:
-    assert (k_factor(0), k_factor(19), k_factor(20)) == (40, 40, 20)
+def test_k_shrinks_with_games_down_to_its_floor() -> None:
+    ks = [k_factor(games) for games in range(100)]
+    assert ks == sorted(ks, reverse=True)
+    assert k_factor(0) == pytest.approx(700 / 3)
+    assert k_factor(30) == pytest.approx(700 / 33)
+    assert (k_factor(41), k_factor(1000)) == (16, 16)
 
 
-def test_a_win_between_newcomers_moves_twenty_points_each() -> None:
-    assert updated_ratings(Standing(1200, 0), Standing(1200, 0), 1.0) == (1220, 1180)
+def test_a_win_between_newcomers_moves_each_by_half_their_k() -> None:
+    a, b = updated_ratings(Standing(1200, 0), Standing(1200, 0), 1.0)
+    assert (a, b) == (pytest.approx(1200 + 700 / 6), pytest.approx(1200 - 700 / 6))
 
 
 def test_a_draw_moves_the_stronger_down() -> None:
@@ -29,7 +34,7 @@ def test_a_draw_moves_the_stronger_down() -> None:
 
 def test_each_side_uses_its_own_k() -> None:
     a, b = updated_ratings(Standing(1200, 50), Standing(1200, 0), 0.0)
-    assert (a, b) == (1190, 1220)
+    assert (a, b) == (1192, pytest.approx(1200 + 700 / 6))
 
 
 def test_only_win_draw_loss_scores() -> None:

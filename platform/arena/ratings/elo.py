@@ -1,17 +1,21 @@
 """Elo arithmetic (DESIGN.md §7), pure: no Django.
 
-Start 1200; K = 40 while provisional (the first 20 rated games), 20 after; a draw scores ½; a
-forfeit is a loss (the referee already records it as one).
+Start 1200; each side's K shrinks with the rated games it has played
+(``games.core.ranking.elo_k``: 233 for a newcomer's first game, 54 after 10, 21 after 30, 16
+from 41 on), so a newcomer finds its level in a few games and an established rating stays
+steady; a rating is shown as provisional for its first 20 games. A draw scores ½; a forfeit is a
+loss (the referee already records it as one). The schedule lives in ``games.core.ranking`` so the
+ladder and ``arena simulate`` on the command line rate alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-INITIAL_RATING = 1200.0
-PROVISIONAL_GAMES = 20
-K_PROVISIONAL = 40.0
-K_ESTABLISHED = 20.0
+from games.core.ranking import ELO_PROVISIONAL_GAMES, ELO_START, elo_expected, elo_k
+
+INITIAL_RATING = ELO_START
+PROVISIONAL_GAMES = ELO_PROVISIONAL_GAMES
 
 SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
@@ -26,12 +30,12 @@ class Standing:
 
 def expected_score(rating: float, opponent_rating: float) -> float:
     """The probability-like score ``rating`` is expected to take from ``opponent_rating``."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
+    return elo_expected(rating, opponent_rating)
 
 
 def k_factor(games: int) -> float:
     """K for a side that has played ``games`` rated games before this one."""
-    return K_PROVISIONAL if games < PROVISIONAL_GAMES else K_ESTABLISHED
+    return elo_k(games)
 
 
 def is_provisional(games: int) -> bool:
@@ -42,7 +46,7 @@ def is_provisional(games: int) -> bool:
 def updated_ratings(a: Standing, b: Standing, score_a: float) -> tuple[float, float]:
     """New ratings of ``a`` and ``b`` after a game where ``a`` scored ``score_a`` (1, ½ or 0).
 
-    Each side uses its own K, so the sum is not conserved while one of them is provisional.
+    Each side uses its own K, so the sum is not conserved when their games differ.
     """
     if score_a not in (0.0, 0.5, 1.0):
         raise ValueError(f"score must be 0, 0.5 or 1, got {score_a}")

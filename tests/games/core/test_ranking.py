@@ -9,6 +9,7 @@ import pytest
 from arena_cli.games_cmd import simulate
 from games.core import get_game_spec
 from games.core.ranking import (
+    elo_k,
     elo_ratings,
     payoff_summary,
     rank_by_mean_payoff,
@@ -56,8 +57,8 @@ def test_ranking_orders_qualified_agents_by_mean_and_leaves_the_rest_unranked() 
 
 def test_elo_moves_the_winner_up_and_is_symmetric() -> None:
     ratings = elo_ratings([("a", "b", 1.0)])
-    assert ratings["a"] == pytest.approx(1220.0)
-    assert ratings["b"] == pytest.approx(1180.0)
+    assert ratings["a"] == pytest.approx(1200.0 + elo_k(0) / 2)
+    assert ratings["b"] == pytest.approx(1200.0 - elo_k(0) / 2)
     assert elo_ratings([("a", "b", 0.5)]) == {"a": 1200.0, "b": 1200.0}
 
 
