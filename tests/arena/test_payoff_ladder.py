@@ -42,3 +42,24 @@ def test_a_house_bot_ladder_does_not_crown_the_trivial_bot(
     # Head to head the trivial bot never loses, which is what Elo rewards.
     trivial_row = next(r for r in board.rows if r["agent"].startswith(trivial))
     assert trivial_row["losses"] == 0
+
+
+def test_the_home_pages_top_of_a_payoff_ladder_holds_only_ranked_entries(settings: Any) -> None:
+    from arena.ratings.models import Rating
+    from arena.ratings.selectors import leaderboard_top
+    from arena.ratings.services import rating_ensure
+    from django.test import Client
+
+    settings.ARENA_RANKING_MIN_MATCHES = 5
+    spec = get_game_spec("split-or-steal")
+    bots = [house_submission_ensure(game=spec.id, bot=name) for name in sorted(spec.bots)]
+    for bot in bots:
+        rating_ensure(submission=bot)
+    ratings = Rating.objects.filter(game=spec.id, game_version=spec.version)
+    assert ratings.count() == len(bots)
+    # One lucky match: the best mean payoff, but not yet ranked.
+    ratings.filter(submission=bots[0]).update(games=1, payoff_sum=100.0, mean_payoff=100.0)
+    assert leaderboard_top(game=spec.id) == []
+    assert "nobody ranked yet: an agent is ranked after 5 matches" in Client().get("/").text
+    ratings.filter(submission=bots[1]).update(games=5, payoff_sum=10.0, mean_payoff=2.0)
+    assert [row["submission"] for row in leaderboard_top(game=spec.id)] == [bots[1].pk]

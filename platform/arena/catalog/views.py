@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 import markdown
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
@@ -39,6 +40,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "catalog/home.html",
         {
             "games": rows,
+            "min_matches": settings.ARENA_RANKING_MIN_MATCHES,
             "live": ranked_matches(live=True, limit=5),
             "recent": ranked_matches(live=False, limit=5),
         },

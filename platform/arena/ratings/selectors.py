@@ -260,12 +260,12 @@ def rating_history(*, agent: Agent, limit: int = HISTORY_POINTS) -> list[dict[st
 
 def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
     """The best ``limit`` of ``game``'s current ladder by its own measure, for the home page
-    (one query a game)."""
+    (one query a game). A mean-payoff ladder's top holds only entries with enough matches to be
+    ranked: a newcomer with one lucky match is not "top of the ladder"."""
     spec = get_game_spec(game)
     min_matches = settings.ARENA_RANKING_MIN_MATCHES
-    top = (
-        _ladder(game, spec.version)
-        .order_by(*_ordering(spec.ranking, min_matches))
-        .values(*_ROW_FIELDS)[:limit]
-    )
+    ladder_rows = _ladder(game, spec.version)
+    if spec.ranking == "mean_payoff":
+        ladder_rows = ladder_rows.filter(games__gte=min_matches)
+    top = ladder_rows.order_by(*_ordering(spec.ranking, min_matches)).values(*_ROW_FIELDS)[:limit]
     return [_row(r, rank, spec.ranking, min_matches) for rank, r in enumerate(top, start=1)]
