@@ -2,8 +2,8 @@
 
 ``HarnessHandle`` implements ``games.core.AgentHandle`` on top of a byte channel a backend
 provides (``_launch``, ``_send``, ``_receive``, ``_kill``, ``_exit_description``, ``_freeze``,
-``_thaw``, ``_release``). It owns the backstop clock, the reply cap, reply validation and the
-translation of what went wrong into the exceptions the referee understands:
+``_freeze_later``, ``_thaw``, ``_release``). It owns the backstop clock, the reply cap, reply
+validation and the translation of what went wrong into the exceptions the referee understands:
 
 * the agent's own doing while loading → ``AgentInitError``;
 * no reply within the backstop (the ``timeout_s`` the referee passes: budget plus grace) → the
@@ -101,6 +101,12 @@ class HarnessHandle:
     def _freeze(self) -> None:
         """Stop the idle agent from running until ``_thaw`` (when the limits ask for it)."""
 
+    def _freeze_later(self) -> None:
+        """After a call: freeze the idle agent, confirming it only before another agent runs
+        (the docker backend overlaps the kernel's freezing with the referee's own work); by
+        default the same as ``_freeze``."""
+        self._freeze()
+
     def _thaw(self) -> None:
         """Let a frozen agent run again."""
 
@@ -195,7 +201,7 @@ class HarnessHandle:
             error = _call_error(reply.get("error"))
             self._die()
             raise AgentCrash(f"{error.message}: the agent ended its own process")
-        self._freeze()
+        self._freeze_later()
         wall_ms = elapsed_s * 1000
         ok = bool(reply["ok"])
         return CallResult(

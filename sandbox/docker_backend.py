@@ -7,8 +7,11 @@ no network, read-only root, a ``noexec,nosuid,nodev`` tmpfs at /tmp, uid 65534, 
 CPU, a pids limit, nofile/fsize/core ulimits, an init process, private IPC, a capped log, an empty
 environment and labels for cleanup. Between its turns the agent is frozen: its cgroup freezer
 written directly when this process can reach it (``sandbox/freezer.py``, about 0.1 ms), else
-``docker pause`` (about 10 ms, and seconds on a busy daemon). Containers may come ready-started
-from the warm pool (``sandbox/pool.py``): same configuration, the harness idle with no agent code.
+``docker pause`` (about 10 ms, and seconds on a busy daemon). After a call the freeze is requested
+at once but confirmed lazily, before this thread lets any other agent run (``confirm_freezes``),
+so the kernel's freezing overlaps the referee's own work instead of lengthening every call.
+Containers may come ready-started from the warm pool (``sandbox/pool.py``): same configuration,
+the harness idle with no agent code.
 
 Failures of the engine itself (gone, image missing) raise ``PlatformError`` and never count
 against an agent.
@@ -124,13 +127,42 @@ def wait_for_removals() -> None:
 atexit.register(wait_for_removals)
 
 
+#: Per thread, the agents whose freeze was requested after a call and not yet confirmed by the
+#: kernel (``DockerAgentHandle._freeze_later``). The referee plays a match in one thread and
+#: thaws every agent of that match there, so checking this list before each thaw guarantees that
+#: no waiting agent runs while another agent's call does.
+_unconfirmed = threading.local()
+
+
+def _awaiting_confirmation() -> list[DockerAgentHandle]:
+    handles: list[DockerAgentHandle] | None = getattr(_unconfirmed, "handles", None)
+    if handles is None:
+        handles = _unconfirmed.handles = []
+    return handles
+
+
+def confirm_freezes(*, besides: DockerAgentHandle | None = None) -> None:
+    """Wait until the kernel confirms every freeze this thread requested after a call.
+
+    ``besides`` (an agent about to be thawed or closed) is taken off the list unconfirmed.
+    Called before any agent is thawed and when one is closed; a freeze not confirmed within
+    ``FREEZE_CONFIRM_S`` is counted and logged, as a synchronous one is.
+    """
+    handles = _awaiting_confirmation()
+    while handles:
+        handle = handles.pop()
+        if handle is not besides:
+            handle._confirm_freeze()
+
+
 def _forget_client_in_child() -> None:
     # A forked worker process must not share the parent's connections to the engine, nor
-    # believe the parent's removal threads are its own.
-    global _client, _client_lock, _remover
+    # believe the parent's removal threads (or freezes awaiting confirmation) are its own.
+    global _client, _client_lock, _remover, _unconfirmed
     _client = None
     _client_lock = threading.Lock()
     _remover = _Remover()
+    _unconfirmed = threading.local()
 
 
 os.register_at_fork(after_in_child=_forget_client_in_child)
@@ -407,11 +439,10 @@ class DockerAgentHandle(HarnessHandle):
             return
         if self._freezer is not None:
             self._frozen = True
-            if not self._freezer.freeze():
-                # Still frozen as far as the kernel could (the request stands); counted so the
-                # log and the bench can tell.
-                self.freeze_failures += 1
-                logger.warning("container %s was not confirmed frozen", self._container_id)
+            if not self._freezer.request_freeze():
+                self._not_frozen()
+            else:
+                self._confirm_freeze()
             return
         api = docker_client().api
         for attempt in range(FREEZE_ATTEMPTS):
@@ -437,7 +468,38 @@ class DockerAgentHandle(HarnessHandle):
         self.freeze_failures += 1
         logger.warning("could not freeze container %s; it waits unfrozen", self._container_id)
 
+    def _freeze_later(self) -> None:
+        # The agent has answered; from here on only the referee's own work runs until the next
+        # call, which confirms this freeze before it thaws anyone (``confirm_freezes``). The
+        # kernel stops the tasks within microseconds meanwhile, on the referee's time, not the
+        # next agent's. ``docker pause`` confirms by itself: nothing to defer there.
+        if self._freezer is None or self._frozen or not self.limits.freeze_idle:
+            self._freeze()
+            return
+        self._frozen = True
+        if self._freezer.request_freeze():
+            _awaiting_confirmation().append(self)
+        else:
+            self._not_frozen()
+
+    def _confirm_freeze(self) -> None:
+        if self._freezer is not None and not self._freezer.confirm_frozen():
+            self._not_frozen()
+
+    def _not_frozen(self) -> None:
+        # Still frozen as far as the kernel could (the request stands); counted so the log and
+        # the bench can tell.
+        self.freeze_failures += 1
+        logger.warning("container %s was not confirmed frozen", self._container_id)
+
+    def _forget_freeze_request(self) -> None:
+        handles = _awaiting_confirmation()
+        if self in handles:
+            handles.remove(self)
+
     def _thaw(self) -> None:
+        # Every other agent this thread froze must be frozen before this one runs.
+        confirm_freezes(besides=self)
         if self._container_id is None or not (self._frozen or self.freeze_failures):
             return
         if self._freezer is not None:
@@ -478,6 +540,7 @@ class DockerAgentHandle(HarnessHandle):
             self._response = None
 
     def _kill(self) -> None:
+        self._forget_freeze_request()  # a killed agent's cgroup may vanish before a confirmation
         self._close_socket()
         if self._container_id is None:
             return
@@ -510,6 +573,7 @@ class DockerAgentHandle(HarnessHandle):
         return how + (f"; it wrote: {tail}" if tail else "")
 
     def _release(self) -> None:
+        confirm_freezes(besides=self)
         self._close_socket()
         if self._freezer is not None:
             self._freezer.close()

@@ -55,10 +55,21 @@ class CgroupFreezer:
         False when that did not happen within ``confirm_s`` (the request stays in force) or the
         cgroup is gone (the container ended: the next exchange says how).
         """
+        return self.request_freeze() and self.confirm_frozen(confirm_s)
+
+    def request_freeze(self) -> bool:
+        """Ask the kernel to freeze every task, without waiting for it; False if the cgroup is
+        gone. The tasks stop within microseconds (at their next kernel entry or exit);
+        ``confirm_frozen`` waits until every one has."""
         try:
             os.pwrite(self._control, b"1" if self.version == 2 else b"FROZEN", 0)
         except OSError:
             return False
+        return True
+
+    def confirm_frozen(self, confirm_s: float = FREEZE_CONFIRM_S) -> bool:
+        """Wait until the kernel says every task is frozen; False after ``confirm_s`` (or when
+        the cgroup is gone)."""
         deadline = time.perf_counter() + confirm_s
         spins = 0
         while True:

@@ -6,11 +6,14 @@ each version); the docker tests freeze real containers on this host and check wi
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from sandbox import SandboxLimits, create_handle
+from sandbox.docker_backend import DockerAgentHandle, confirm_freezes
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
@@ -105,6 +108,60 @@ def test_a_vanished_cgroup_is_not_an_error(tmp_path: Path) -> None:
     freezer.close()
 
 
+class _SlowV1Freezer(CgroupFreezer):
+    """A v1 freezer on plain files whose tasks take ``delay_s`` to freeze, as a busy kernel's
+    might: the state reads FREEZING until a timer writes FROZEN; every write is recorded."""
+
+    def __init__(self, directory: Path, events: list[str], delay_s: float) -> None:
+        super().__init__(directory, 1)
+        self.events = events
+        self.delay_s = delay_s
+
+    def request_freeze(self) -> bool:
+        (self.directory / "freezer.state").write_text("FREEZING")
+        self.events.append(f"{self.directory.name} freezing")
+
+        def frozen() -> None:
+            self.events.append(f"{self.directory.name} frozen")
+            (self.directory / "freezer.state").write_text("FROZEN")
+
+        threading.Timer(self.delay_s, frozen).start()
+        return True
+
+    def thaw(self) -> None:
+        self.events.append(f"{self.directory.name} thawed")
+        super().thaw()
+
+
+def _fake_handle(directory: Path, events: list[str], delay_s: float) -> DockerAgentHandle:
+    handle = DockerAgentHandle("", name=directory.name, limits=SandboxLimits())
+    handle._container_id = directory.name
+    handle._freezer = _SlowV1Freezer(directory, events, delay_s)
+    return handle
+
+
+def test_a_lazy_freeze_is_confirmed_before_another_agent_is_thawed(tmp_path: Path) -> None:
+    events: list[str] = []
+    first = _fake_handle(v1_tree(tmp_path / "a", "first"), events, delay_s=0.2)
+    second = _fake_handle(v1_tree(tmp_path / "b", "second"), events, delay_s=0.0)
+    second._frozen = True  # waiting for its turn
+    first._freeze_later()  # as after its call: requested, not waited for
+    assert events == ["first freezing"]
+    second._thaw()  # the next agent's call may only begin once the first is frozen
+    assert events == ["first freezing", "first frozen", "second thawed"]
+    assert first.freeze_failures == 0
+    # Thawing the same agent again needs no confirmation of its own freeze.
+    first._frozen = False
+    first._freeze_later()
+    first._thaw()
+    assert events[-2:] == ["first freezing", "first thawed"]
+    confirm_freezes()
+    for handle in (first, second):
+        assert handle._freezer is not None
+        handle._freezer.close()
+    time.sleep(0.05)  # let the last timer write before tmp_path goes
+
+
 # --- real containers ---------------------------------------------------------------------------
 
 
@@ -120,6 +177,7 @@ def test_a_waiting_agent_is_frozen_directly_and_thawed_for_its_call() -> None:
         assert freezer.is_frozen()
         result = handle.call("on_turn", {"hand": [2, 5]}, 3.0)
         assert result.ok and result.freeze == freezer.method
+        confirm_freezes()  # what the next call of any other agent does first
         assert freezer.is_frozen()  # frozen again once it answered
     finally:
         handle.close()
@@ -140,3 +198,74 @@ def test_docker_pause_is_the_fallback() -> None:
             assert result.ok and result.freeze == "pause"
         finally:
             handle.close()
+
+
+SPINNER = """
+import threading
+import time
+
+GAPS = []
+
+
+def spin():
+    last = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if now - last > 0.002:
+            GAPS.append((last, now))
+        last = now
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def __init__(self):
+        threading.Thread(target=spin, daemon=True).start()
+
+    def on_turn(self, state):
+        gaps, GAPS[:] = list(GAPS[-50:]), []
+        return {"gaps": gaps}
+"""
+
+OPPONENT_TURN = """
+import time
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        began = time.monotonic()
+        while time.monotonic() - began < 0.02:
+            pass
+        return {"window": [began, time.monotonic()]}
+"""
+
+
+@pytest.mark.docker
+def test_a_waiting_agent_makes_no_progress_during_the_opponents_turns() -> None:
+    """One agent's thread spins all the time and notes every pause in its own progress; the
+    other agent computes for 20 ms a turn and notes when. Each of the opponent's turns must lie
+    inside a pause of the spinner: it never ran while the opponent's call ran, although its
+    freeze is only requested when it answers and confirmed before the opponent is thawed.
+    (The monotonic clock is the host's in every container: Docker gives none a time namespace.)
+    """
+    require_docker()
+    spinner = create_handle(SPINNER, name="spinner", limits=SandboxLimits())
+    opponent = create_handle(OPPONENT_TURN, name="opponent", limits=SandboxLimits())
+    try:
+        for handle in (spinner, opponent):
+            handle.start(game_id="simple-card", timeout_s=10)
+        windows, gaps = [], []
+        for _ in range(20):
+            gaps += spinner.call("on_turn", {"hand": [1]}, 3.0).result["gaps"]
+            windows.append(opponent.call("on_turn", {"hand": [1]}, 3.0).result["window"])
+        gaps += spinner.call("on_turn", {"hand": [1]}, 3.0).result["gaps"]
+    finally:
+        spinner.close()
+        opponent.close()
+    assert len(windows) == 20
+    for began, ended in windows:
+        assert any(start <= began and ended <= end for start, end in gaps), (
+            f"the spinner ran during the opponent's turn {began:.6f}..{ended:.6f}"
+        )
