@@ -32,21 +32,27 @@ UTF-8 here, so only the agent's own result can fail that way.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
+
+It starts in every sandbox of every match, so it imports only what the interpreter has built in
+(``_json``, ``_thread``, ``_signal``: the C halves of ``json``, ``threading`` and ``signal``, which
+would pull in ``re``, ``enum``, ``functools`` and ``collections``, 25 modules read through the
+container's overlay file system). JSON is read and written by the same C scanner and encoder
+``json.loads`` and ``json.dumps`` use, with their defaults; ``traceback`` loads only when an
+agent's exception needs one.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import linecache
+import _json
+import _signal
+import _thread
 import os
-import signal
 import sys
-import threading
 import time
-import traceback
-import types
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
 PROTOCOL_VERSION = 2
@@ -60,6 +66,50 @@ STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a ma
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
 
 _TRACEBACK_LIMIT = 8
+_JSON_WHITESPACE = " \t\n\r"
+_INF = float("inf")
+
+
+class _DecoderSettings:
+    """What ``_json.make_scanner`` reads from its argument: ``json.JSONDecoder``'s defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": -_INF, "Infinity": _INF, "NaN": _INF - _INF}.get
+
+
+# typeshed types the argument as the scanner itself; it is any object with those attributes.
+_scan = _json.make_scanner(_DecoderSettings())  # type: ignore[arg-type]
+
+
+def _loads(data: bytes) -> Any:
+    """``json.loads(data)`` for UTF-8 input; ``ValueError`` when it is not one JSON value."""
+    text = data.decode("utf-8", "surrogatepass")
+    start = len(text) - len(text.lstrip(_JSON_WHITESPACE))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as exc:
+        raise ValueError(f"expecting a JSON value at character {exc.value}") from None
+    if text[end:].strip(_JSON_WHITESPACE):
+        raise ValueError(f"extra data after the JSON value at character {end}")
+    return value
+
+
+def _not_serializable(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value, allow_nan=False)``: the same C encoder with the same settings."""
+    if isinstance(value, str):
+        return str(_json.encode_basestring_ascii(value))
+    encode = _json.make_encoder(
+        {}, _not_serializable, _json.encode_basestring_ascii, None, ": ", ", ", False, False, False
+    )
+    return "".join(encode(value, 0))
 
 
 class _Capture:
@@ -76,14 +126,17 @@ class _Capture:
         os.dup2(write_fd, 1)
         os.dup2(write_fd, 2)
         os.close(write_fd)
-        self._lock = threading.Condition()
+        self._lock = _thread.allocate_lock()
+        # Held except between the drain thread finding the end marker and ``collect`` seeing it.
+        self._marker_arrived = _thread.allocate_lock()
+        self._marker_arrived.acquire()
         self._kept = bytearray()
         self._cut = False
         self._match_used = 0
         self._pending_marker: bytes | None = None
         self._marker_seen = False
         self._tail = b""
-        threading.Thread(target=self._drain, name="arena-stdout", daemon=True).start()
+        _thread.start_new_thread(self._drain, ())
 
     def _drain(self) -> None:
         while True:
@@ -107,7 +160,7 @@ class _Capture:
                 self._pending_marker = None
                 self._marker_seen = True
                 self._keep(data[at + len(marker) :])
-                self._lock.notify_all()
+                self._marker_arrived.release()
                 return
             # Hold back a marker's length in case the marker straddles two reads.
             cut = max(0, len(data) - len(marker))
@@ -132,9 +185,12 @@ class _Capture:
         """Everything the agent wrote since the last collect, capped, with the cut marked."""
         for stream in (sys.stdout, sys.stderr):
             # The agent may have closed or replaced it; what it wrote before is in the pipe.
-            with contextlib.suppress(OSError, ValueError, AttributeError):
+            try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
                 stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
         marker = b"\0arena-end-" + os.urandom(8).hex().encode() + b"\0"
+        arrived = False
         with self._lock:
             self._pending_marker = marker
             self._marker_seen = False
@@ -143,9 +199,11 @@ class _Capture:
         except OSError:
             pass
         else:
-            with self._lock:
-                self._lock.wait_for(lambda: self._marker_seen, timeout=wait_s)
+            arrived = self._marker_arrived.acquire(timeout=wait_s)
         with self._lock:
+            if self._marker_seen and not arrived:
+                # Found just after the wait gave up: take back the lock the drain released.
+                self._marker_arrived.acquire()
             if not self._marker_seen:
                 # The drain thread is starved (the agent holds the CPU); keep what arrived.
                 self._keep(self._tail)
@@ -172,7 +230,7 @@ class Harness:
         """Answer requests until the controller closes the channel; return the exit code."""
         for line in self.requests:
             try:
-                request = json.loads(line)
+                request = _loads(line)
                 request_id = request["id"]
                 kind = request["type"]
             except (ValueError, KeyError, TypeError) as exc:
@@ -199,7 +257,7 @@ class Harness:
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
         reply.setdefault("cpu_ms", 0.0)
-        self.replies.write(json.dumps(reply, allow_nan=False).encode() + b"\n")
+        self.replies.write(_dumps(reply).encode() + b"\n")
         self.replies.flush()
 
     def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -246,7 +304,7 @@ class Harness:
         if ok and hook is not None:
             try:
                 # Serialised here so a reply JSON cannot carry fails like the in-process one.
-                json.dumps(raw, allow_nan=False)
+                _dumps(raw)
                 result = raw
             except (TypeError, ValueError, RecursionError) as exc:
                 ok = False
@@ -272,13 +330,25 @@ class _LoadError(Exception):
     """The source loaded but is not an agent for this game."""
 
 
+class _AgentSource:
+    """The agent module's ``__loader__``: it knows the one source (for ``linecache``)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def get_source(self, name: str) -> str:
+        """The agent's source, whatever the module name asked for."""
+        return self.source
+
+
 def _instantiate(source: str, game: str) -> Any:
-    module = types.ModuleType("agent")
+    module = type(sys)("agent")
     module.__file__ = "agent.py"
     # Registered so that dataclasses, pickle and typing can find the agent's own classes.
     sys.modules["agent"] = module
-    # Known to linecache, so tracebacks show the agent's own lines.
-    linecache.cache["agent.py"] = (len(source), None, source.splitlines(True), "agent.py")
+    # Tracebacks (and ``inspect``) find the agent's own lines through linecache's lazy path,
+    # which asks the module's loader; linecache itself loads only if one is ever needed.
+    module.__dict__["__loader__"] = _AgentSource(source)
     code = compile(source, "agent.py", "exec")
     exec(code, module.__dict__)  # noqa: S102 - running the agent is the harness's purpose
     agent_class = module.__dict__.get("Agent")
@@ -299,6 +369,8 @@ def _traceback(exc: BaseException, limit: int) -> str:
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
         tb = tb.tb_next
     try:
+        import traceback  # only when an agent's exception needs it: most matches never do
+
         return "".join(traceback.format_exception(type(exc), exc, tb, limit=limit))
     except Exception:  # a traceback that cannot be rendered must not lose the reply
         return ""
@@ -330,7 +402,7 @@ def main() -> int:
     capture = _Capture()
     # No terminal sends interrupts here; a SIGINT can only be the agent signalling its init,
     # which forwards it to us. The agent may install its own handler.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     # The backends start us with an empty environment; this is the second lock.
     os.environ.clear()
     return Harness(requests, replies, capture).serve()
