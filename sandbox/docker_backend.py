@@ -57,6 +57,9 @@ HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
 
 #: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
 FREEZE_ATTEMPTS = 5
+#: How long the remover waits for a closed agent's harness to exit by itself (it sees the end of
+#: its input) before the engine kills it.
+EXIT_WAIT_S = 1.0
 
 logger = logging.getLogger(__name__)
 
@@ -70,18 +73,22 @@ class _Remover:
     """Removes finished agents' containers in the background, so a match's end (and the next
     match) never waits for the engine's ``rm -f`` (about 100 ms a container, more when busy).
 
-    The agent is stopped before it is queued: its channel is closed and, in a ranked match, it is
-    frozen. ``wait`` blocks until every queued container is gone (leak checks, shutdown).
+    The agent is stopped before it is queued: its channel is closed, so its harness exits by
+    itself (the container's stdin closes with the attach socket: ``StdinOnce``), which the
+    remover waits for, up to ``EXIT_WAIT_S``: removing a container that exited costs the engine
+    about 15 ms of CPU less than one it must kill. ``wait`` blocks until every queued container
+    is gone (leak checks, shutdown).
     """
 
     THREADS = 2
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[str] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, bool]] = queue.Queue()
         self._lock = threading.Lock()
         self._started = False
 
-    def submit(self, container_id: str) -> None:
+    def submit(self, container_id: str, *, exits: bool = False) -> None:
+        """Remove the container in the background; ``exits``: it is ending by itself."""
         with self._lock:
             if not self._started:
                 self._started = True
@@ -89,7 +96,7 @@ class _Remover:
                     threading.Thread(
                         target=self._run, name=f"arena-remover-{number}", daemon=True
                     ).start()
-        self._queue.put(container_id)
+        self._queue.put((container_id, exits))
 
     def wait(self) -> None:
         with self._lock:
@@ -99,11 +106,20 @@ class _Remover:
 
     def _run(self) -> None:
         while True:
-            container_id = self._queue.get()
+            container_id, exits = self._queue.get()
             try:
+                if exits:
+                    _wait_for_exit(container_id)
                 _remove_container(container_id)
             finally:
                 self._queue.task_done()
+
+
+def _wait_for_exit(container_id: str) -> None:
+    try:
+        docker_client().api.wait(container_id, timeout=EXIT_WAIT_S)
+    except (PlatformError, *_ENGINE_ERRORS):
+        pass  # still running (or the engine is busy): the removal kills it
 
 
 def _remove_container(container_id: str) -> None:
@@ -257,6 +273,7 @@ class DockerAgentHandle(HarnessHandle):
         self._frames = bytearray()
         self._stderr = bytearray()
         self._frozen = False
+        self._killed = False
         self._freezer: CgroupFreezer | None = None
         #: When the container was started (time.time()); the warm pool retires old ones.
         self.started_at = 0.0
@@ -544,6 +561,7 @@ class DockerAgentHandle(HarnessHandle):
         self._close_socket()
         if self._container_id is None:
             return
+        self._killed = True
         with contextlib.suppress(*_ENGINE_ERRORS):
             docker_client().api.kill(self._container_id)
 
@@ -575,14 +593,25 @@ class DockerAgentHandle(HarnessHandle):
     def _release(self) -> None:
         confirm_freezes(besides=self)
         self._close_socket()
+        # The channel is closed: the harness reads the end of its input and exits, ending the
+        # container, as soon as it may run. Its match is over (``close`` comes after the last
+        # call), so a frozen agent is thawed for that moment; it can no longer talk to anyone.
+        # Behind ``docker pause`` it stays paused and the engine kills it.
+        exits = not self._killed
         if self._freezer is not None:
+            if self._frozen:
+                try:
+                    self._freezer.thaw()
+                except OSError:
+                    exits = False
             self._freezer.close()
             self._freezer = None
+        elif self._frozen:
+            exits = False
         if self._container_id is None:
             return
-        # The channel is closed and a frozen agent stays frozen: it can do nothing more. The
-        # container goes in the background (``wait_for_removals`` waits for it).
-        _remover.submit(self._container_id)
+        # The container goes in the background (``wait_for_removals`` waits for it).
+        _remover.submit(self._container_id, exits=exits)
         self._container_id = None
         self._frozen = False
 
