@@ -211,6 +211,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+#: Celery's prefork pool, but one that a killed child cannot stall (see arena/celery_pool.py).
+CELERY_WORKER_POOL = "arena.celery_pool:TaskPool"
 
 
 def _cores() -> int:
