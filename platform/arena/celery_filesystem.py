@@ -1,18 +1,26 @@
-"""The worker's process pool: Celery's prefork pool, made to survive a killed child on every broker.
+"""What a Celery worker needs to run well on kombu's filesystem broker (``make run``'s default).
 
-On a broker without an event loop (kombu's filesystem transport, the embedded default of
-``make run``) Celery runs billiard's *blocking* pool: every child takes its next job from one
-shared pipe, guarded by a process-shared semaphore, and an idle child waits for a job *inside*
-that lock (blocked in ``read``). A child killed while idle (the OOM killer, an operator's
-``kill -9``) never releases it: every other child and every replacement then waits on the
-semaphore forever, the worker keeps taking messages from the broker and runs none of them, and
-the sweeper and the reaper, being tasks, stop too until the whole worker is restarted. (On Redis
-Celery uses its event-loop pool, which gives each child its own pipes, so it never happened
-there.)
+Two things in Celery's stack are built for brokers with an event loop (Redis, AMQP); on the
+filesystem transport, which has none, they fail quietly:
 
-The pool below is the same pool with the pipes' locks replaced by POSIX record locks
-(``fcntl.lockf``), which the kernel releases when their holder dies, whatever killed it. Celery
-takes it from ``CELERY_WORKER_POOL``; on an event-loop broker it still uses its own pool.
+- **The pool.** Without an event loop Celery runs billiard's *blocking* pool: every child takes
+  its next job from one shared pipe, guarded by a process-shared semaphore, and an idle child
+  waits for a job *inside* that lock (blocked in ``read``). A child killed while idle (the OOM
+  killer, an operator's ``kill -9``) never releases it: every other child and every replacement
+  then waits on the semaphore forever, the worker keeps taking messages from the broker and runs
+  none of them, and the sweeper and the reaper, being tasks, stop too until the whole worker is
+  restarted. (On Redis Celery's event-loop pool gives each child its own pipes.) :class:`Pool`
+  is the same pool with the pipes' locks replaced by POSIX record locks (``fcntl.lockf``),
+  which the kernel releases when their holder dies, whatever killed it. Celery takes it from
+  ``CELERY_WORKER_POOL``; on an event-loop broker it still uses its own pool.
+- **Acknowledgements.** Without an event loop the worker acknowledges a finished task
+  (``acks_late``) only between two calls of ``drain_events(timeout=2.0)``; with every pool
+  process busy the transport keeps polling for the whole two seconds, so each process runs at
+  most one task every two seconds, slower than beat sends its periodic tasks (matchmaking
+  passes then expire in the queue, matches wait behind them). :class:`Transport` returns after
+  one polling interval when its consumer may not take more, so the worker acknowledges at once
+  and takes the next message.
+  Celery takes it from ``CELERY_BROKER_TRANSPORT``.
 """
 
 from __future__ import annotations
@@ -23,9 +31,11 @@ import tempfile
 import threading
 import time
 import weakref
+from typing import Any
 
 from billiard.pool import Pool as BlockingPool
 from celery.concurrency.prefork import TaskPool as PreforkTaskPool
+from kombu.transport import filesystem
 
 _LOCKS: weakref.WeakSet[DeathReleasedLock] = weakref.WeakSet()
 
@@ -110,3 +120,20 @@ class TaskPool(PreforkTaskPool):  # type: ignore[misc]
     loop); on an event-loop broker (Redis) Celery's own pool runs unchanged."""
 
     BlockingPool = Pool
+
+
+class Transport(filesystem.Transport):  # type: ignore[misc]
+    """kombu's filesystem transport, returning to the worker's loop as soon as its consumer is
+    full, so that the acknowledgements waiting there are sent without a two-second wait."""
+
+    def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
+        """Wait for one message; when a consumer may take no more, for one polling interval
+        at most. Clients that take everything (a control reply, a result) wait as asked."""
+        if timeout is not None and self.polling_interval and self._consumers_full():
+            timeout = min(timeout, self.polling_interval)
+        return super().drain_events(connection, timeout=timeout)
+
+    def _consumers_full(self) -> bool:
+        return any(
+            channel._consumers and not channel.qos.can_consume() for channel in self.channels
+        )
