@@ -206,11 +206,18 @@ else:
         # Without it kombu writes its exchange tables to ./control, wherever the process runs.
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # How long the worker waits before looking at the queue folder again (a listing costs
+        # little); it bounds how soon a message is taken (kombu's default: 1 s).
+        "polling_interval": float(os.environ.get("ARENA_BROKER_POLL_INTERVAL_S", "0.1")),
     }
+    # Acknowledges a finished task at once when every pool process is busy (celery_filesystem).
+    CELERY_BROKER_TRANSPORT = "arena.celery_filesystem:Transport"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+#: Celery's prefork pool, but one that a killed child cannot stall (see arena/celery_filesystem.py).
+CELERY_WORKER_POOL = "arena.celery_filesystem:TaskPool"
 
 
 def _cores() -> int:

@@ -178,11 +178,9 @@ class Worker:
         return [int(p) for p in found.stdout.split()]
 
     def kill_child(self, turn: int) -> bool:
-        """SIGKILL one pool child (and so whatever match it was playing).
-
-        One at a time: killing every child at once can leave the prefork pool's new children
-        waiting forever on the filesystem broker (seen while writing this test; issue 9 point 4
-        supervises the worker for that)."""
+        """SIGKILL one pool child (and so whatever match it was playing, or none: an idle
+        child waits for work holding the pool's job pipe lock, which arena.celery_filesystem makes
+        a killed child give up)."""
         kids = self.children()
         if not kids:
             return False
@@ -297,20 +295,7 @@ def _docker_ready() -> bool:
 @pytest.mark.postgres
 @pytest.mark.parametrize(
     "broker",
-    [
-        "redis",
-        # Known gap (issue 9, left open): on kombu's filesystem broker, after children are
-        # killed the worker can go minutes without running the beat's sweep and reap tasks, so
-        # matches or orphaned containers outlive the settle time. It runs every time and reports
-        # its figures; it does not yet pass reliably.
-        pytest.param(
-            "filesystem",
-            marks=pytest.mark.xfail(
-                reason="filesystem broker: sweeps and reaps can stall after child kills",
-                strict=False,
-            ),
-        ),
-    ],
+    ["redis", "filesystem"],
 )
 def test_a_ladder_survives_killed_workers(broker: str) -> None:
     require_part(_docker_ready(), f"a Docker engine with the {IMAGE} image (make image)")

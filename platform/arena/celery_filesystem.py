@@ -1,0 +1,139 @@
+"""What a Celery worker needs to run well on kombu's filesystem broker (``make run``'s default).
+
+Two things in Celery's stack are built for brokers with an event loop (Redis, AMQP); on the
+filesystem transport, which has none, they fail quietly:
+
+- **The pool.** Without an event loop Celery runs billiard's *blocking* pool: every child takes
+  its next job from one shared pipe, guarded by a process-shared semaphore, and an idle child
+  waits for a job *inside* that lock (blocked in ``read``). A child killed while idle (the OOM
+  killer, an operator's ``kill -9``) never releases it: every other child and every replacement
+  then waits on the semaphore forever, the worker keeps taking messages from the broker and runs
+  none of them, and the sweeper and the reaper, being tasks, stop too until the whole worker is
+  restarted. (On Redis Celery's event-loop pool gives each child its own pipes.) :class:`Pool`
+  is the same pool with the pipes' locks replaced by POSIX record locks (``fcntl.lockf``),
+  which the kernel releases when their holder dies, whatever killed it. Celery takes it from
+  ``CELERY_WORKER_POOL``; on an event-loop broker it still uses its own pool.
+- **Acknowledgements.** Without an event loop the worker acknowledges a finished task
+  (``acks_late``) only between two calls of ``drain_events(timeout=2.0)``; with every pool
+  process busy the transport keeps polling for the whole two seconds, so each process runs at
+  most one task every two seconds, slower than beat sends its periodic tasks (matchmaking
+  passes then expire in the queue, matches wait behind them). :class:`Transport` returns after
+  one polling interval when its consumer may not take more, so the worker acknowledges at once
+  and takes the next message.
+  Celery takes it from ``CELERY_BROKER_TRANSPORT``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import threading
+import time
+import weakref
+from typing import Any
+
+from billiard.pool import Pool as BlockingPool
+from celery.concurrency.prefork import TaskPool as PreforkTaskPool
+from kombu.transport import filesystem
+
+_LOCKS: weakref.WeakSet[DeathReleasedLock] = weakref.WeakSet()
+
+
+class DeathReleasedLock:
+    """A lock between the processes forked from its creator that a dying holder releases.
+
+    Exclusion between processes is a POSIX record lock on an anonymous file (locks belong to a
+    process, are not inherited by ``fork`` and vanish with their process); exclusion between the
+    threads of one process is an ordinary lock, made afresh in each forked child (a thread of
+    the parent may have held it at the fork).
+    """
+
+    def __init__(self) -> None:
+        fd, path = tempfile.mkstemp(prefix="arena-pool-lock-")
+        os.unlink(path)
+        self._fd = fd
+        self._threads = threading.Lock()
+        _LOCKS.add(self)
+
+    def _after_fork_in_child(self) -> None:
+        self._threads = threading.Lock()
+
+    def acquire(self, block: bool = True, timeout: float | None = None) -> bool:
+        """Take the lock; with ``block`` false or a ``timeout``, give up and return False."""
+        wait = timeout if block and timeout is not None and timeout >= 0 else None
+        if not self._threads.acquire(block, -1 if wait is None else wait):
+            return False
+        try:
+            if block and wait is None:
+                fcntl.lockf(self._fd, fcntl.LOCK_EX)
+                return True
+            deadline = time.monotonic() + (wait or 0.0)
+            while True:
+                try:
+                    fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return True
+                except (BlockingIOError, PermissionError):  # held by another process
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(0.005)
+        except BaseException:
+            self._threads.release()
+            raise
+        self._threads.release()
+        return False
+
+    def release(self) -> None:
+        """Give the lock back."""
+        fcntl.lockf(self._fd, fcntl.LOCK_UN)
+        self._threads.release()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
+def _reset_thread_locks() -> None:
+    for lock in list(_LOCKS):
+        lock._after_fork_in_child()
+
+
+os.register_at_fork(after_in_child=_reset_thread_locks)
+
+
+class Pool(BlockingPool):  # type: ignore[misc]
+    """billiard's blocking pool whose shared pipes a killed child cannot leave locked."""
+
+    def _setup_queues(self) -> None:
+        super()._setup_queues()
+        if self._ctx.get_start_method() != "fork":  # the locks travel by fork only
+            return
+        for queue in (self._inqueue, self._outqueue):
+            queue._rlock = DeathReleasedLock()
+            queue._wlock = DeathReleasedLock()
+
+
+class TaskPool(PreforkTaskPool):  # type: ignore[misc]
+    """Celery's prefork pool with :class:`Pool` as its blocking pool (brokers without an event
+    loop); on an event-loop broker (Redis) Celery's own pool runs unchanged."""
+
+    BlockingPool = Pool
+
+
+class Transport(filesystem.Transport):  # type: ignore[misc]
+    """kombu's filesystem transport, returning to the worker's loop as soon as its consumer is
+    full, so that the acknowledgements waiting there are sent without a two-second wait."""
+
+    def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
+        """Wait for one message; when a consumer may take no more, for one polling interval
+        at most. Clients that take everything (a control reply, a result) wait as asked."""
+        if timeout is not None and self.polling_interval and self._consumers_full():
+            timeout = min(timeout, self.polling_interval)
+        return super().drain_events(connection, timeout=timeout)
+
+    def _consumers_full(self) -> bool:
+        return any(
+            channel._consumers and not channel.qos.can_consume() for channel in self.channels
+        )
