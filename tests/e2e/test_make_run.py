@@ -1,7 +1,8 @@
 """``make run`` (manage.py arena_run): the embedded set-up comes up with SQLite and the
 filesystem broker under gunicorn, answers 50 simultaneous requests without dropping one, survives
-``kill -9`` of its worker (the embedded beat dies with it, the worker comes back, the site keeps
-answering, matches go on), and Ctrl-C stops every process and leaves no agent container."""
+``kill -9`` of its worker (its pool dies with it, the worker comes back, the site keeps answering,
+matches go on) and of beat (it comes back alone, matchmaking resumes), and Ctrl-C stops every
+process and leaves no agent container."""
 
 from __future__ import annotations
 
@@ -102,8 +103,13 @@ def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:
     return statuses, errors
 
 
-def _worker_pid(run_pid: int) -> int | None:
-    found = [p for p in _children(run_pid) if "celery" in _cmdline(p) and _alive(p)]
+def _celery_pid(run_pid: int, command: str) -> int | None:
+    """The live child of ``make run`` running ``celery ... <command>`` (worker or beat)."""
+    found = [
+        p
+        for p in _children(run_pid)
+        if "celery" in _cmdline(p) and command in _cmdline(p).split() and _alive(p)
+    ]
     return found[0] if found else None
 
 
@@ -201,7 +207,8 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
     try:
         assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
         children = _children(proc.pid)
-        assert len(children) == 2  # the worker (with beat) and the web server
+        assert len(children) == 3  # the worker, beat and the web server
+        assert _celery_pid(proc.pid, "beat") is not None, [_cmdline(c) for c in children]
         assert any("gunicorn" in _cmdline(c) for c in children), [_cmdline(c) for c in children]
         remember()
 
@@ -221,19 +228,19 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         api_request(url, "POST", f"/api/submissions/{first}/activate", token=token)
         _wait(lambda: _ranked_finished(env, first) >= 1, 180, "a ranked match of fay's agent")
 
-        # kill -9 of the worker: its beat and pool processes die with it, a new worker starts.
-        worker = _worker_pid(proc.pid)
+        # kill -9 of the worker: its pool processes die with it, a new worker starts.
+        worker = _celery_pid(proc.pid, "worker")
         assert worker is not None
         remember()
         old_group = _group(worker)
-        assert len(old_group) >= 3, old_group  # main process, embedded beat, pool process(es)
+        assert len(old_group) >= 2, old_group  # main process and pool process(es)
         os.kill(worker, signal.SIGKILL)
         answered: list[int] = []
         new_worker = None
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             answered.append(_get(f"{url}/")[0])  # the site keeps answering meanwhile
-            candidate = _worker_pid(proc.pid)
+            candidate = _celery_pid(proc.pid, "worker")
             if candidate not in (None, worker) and not any(_alive(p) for p in old_group):
                 new_worker = candidate
                 break
@@ -243,7 +250,21 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         assert new_worker is not None, "the worker was not restarted"
         assert answered and set(answered) == {200}, answered
         assert proc.poll() is None, "make run stopped with its worker"
-        _wait(lambda: len(_group(new_worker)) >= 3, 60, "the new worker's pool and beat")
+        _wait(lambda: len(_group(new_worker)) >= 2, 60, "the new worker's pool")
+        remember()
+
+        # kill -9 of beat: it comes back on its own (matchmaking below needs it), alone.
+        beat = _celery_pid(proc.pid, "beat")
+        assert beat is not None
+        os.kill(beat, signal.SIGKILL)
+        new_beat = _wait(
+            lambda: (p := _celery_pid(proc.pid, "beat")) not in (None, beat) and p,
+            60,
+            "beat to be restarted",
+        )
+        assert _celery_pid(proc.pid, "worker") == new_worker, "a dead beat took the worker along"
+        assert _get(f"{url}/")[0] == 200
+        seen.add(new_beat)
         remember()
 
         # Matches go on: a new upload is validated and plays ranked on the new worker.
@@ -266,4 +287,4 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         log.close()
     text = (tmp_path / "run.log").read_text()
     assert "Agent Arena is up on" in text
-    assert "worker exited (-9)" in text
+    assert "worker exited (-9)" in text and "beat exited (-9)" in text

@@ -1,16 +1,19 @@
 """``make run``: the embedded platform in one command (DESIGN.md §6).
 
 Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
-starts and supervises two children:
+starts and supervises three children, as deploy/ runs them on a server:
 
-- **worker**: a Celery worker on every declared queue with an embedded beat (``-B``);
+- **worker**: a Celery worker on every declared queue;
+- **beat**: Celery beat, which enqueues matchmaking and the platform's periodic tasks (sweeper,
+  reaper, log maintenance);
 - **web**: gunicorn (``deploy/gunicorn.conf.py``) on http://127.0.0.1:8000, static files through
   WhiteNoise.
 
-Each child runs in its own process group. When one dies, its whole group is killed (the worker's
-embedded beat and pool processes die with it: never an orphan that keeps enqueuing), the
-containers its agents ran in are removed, and it is started again after a back-off, while the
-other keeps running: the site stays up while the worker restarts. Ctrl-C (or SIGTERM) stops both
+Each child runs in its own process group. When one dies, its whole group is killed (a worker's
+pool processes die with it), the containers a dead worker's agents ran in are removed, and it is
+started again after a back-off, while the others keep running: the site stays up while the
+worker restarts, and matches go on while beat restarts (a beat embedded in the worker with
+``-B`` would be a worker child nobody restarts when it alone dies). Ctrl-C (or SIGTERM) stops both
 gracefully, kills what is left after ``--stop-timeout`` seconds, and removes leftover agent
 containers. The broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
 """
@@ -32,7 +35,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.management.commands.arena_worker import child_env, worker_argv
+from arena.matches.management.commands.arena_worker import beat_argv, child_env, worker_argv
 from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
 
 #: A child that ran this long before dying starts again at once; quicker deaths back off.
@@ -123,8 +126,8 @@ class Supervisor:
             code = child.proc.poll()
             if code is None:
                 continue
-            # Whatever the dead process left in its group (the worker's embedded beat and its
-            # pool processes) goes with it, so nothing keeps enqueuing or playing on its own.
+            # Whatever the dead process left in its group (a worker's pool processes) goes with
+            # it, so nothing keeps playing on its own.
             _kill_group(child.proc.pid, signal.SIGKILL)
             lived = now - child.started
             child.quick_deaths = child.quick_deaths + 1 if lived < HEALTHY_AFTER_S else 0
@@ -228,13 +231,8 @@ class Command(BaseCommand):
             f"sandbox: {backend}; broker: {broker}; database: "
             f"{settings.DATABASES['default']['NAME']}"
         )
-        worker = Child(
-            "worker",
-            worker_argv(
-                concurrency=options["concurrency"],
-                beat_schedule=settings.CELERY_BEAT_SCHEDULE_FILENAME,
-            ),
-        )
+        worker = Child("worker", worker_argv(concurrency=options["concurrency"]))
+        beat = Child("beat", beat_argv(schedule=settings.CELERY_BEAT_SCHEDULE_FILENAME))
         web = Child(
             "web",
             [
@@ -254,7 +252,7 @@ class Command(BaseCommand):
         def say(text: str) -> None:
             self.stderr.write(f"make run: {text}")
 
-        supervisor = Supervisor([worker, web], env=env, cwd=root, say=say)
+        supervisor = Supervisor([worker, beat, web], env=env, cwd=root, say=say)
         previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
         failure = ""
         try:

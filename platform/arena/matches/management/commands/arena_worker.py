@@ -32,12 +32,12 @@ def worker_argv(
     *,
     concurrency: int | None = None,
     node_name: str | None = None,
-    beat_schedule: str | None = None,
     extra: list[str] | tuple[str, ...] = (),
 ) -> list[str]:
-    """The ``celery worker`` command line: every declared queue, prefetch 1, and an embedded
-    beat (``-B``) when ``beat_schedule`` names its schedule file. Without ``concurrency`` the
-    settings' ``CELERY_WORKER_CONCURRENCY`` (else Celery's default, one per core) applies."""
+    """The ``celery worker`` command line: every declared queue, prefetch 1. Without
+    ``concurrency`` the settings' ``CELERY_WORKER_CONCURRENCY`` (else Celery's default, one per
+    core) applies. Beat is never embedded (``-B``): it runs as a process of its own
+    (``beat_argv``), so a worker restart neither loses nor doubles it."""
     argv = [
         sys.executable,
         "-m",
@@ -56,9 +56,23 @@ def worker_argv(
         argv += ["--concurrency", str(concurrency)]
     if node_name:
         argv += ["-n", node_name]
-    if beat_schedule:
-        argv += ["-B", "-s", beat_schedule]
     return [*argv, *extra]
+
+
+def beat_argv(*, schedule: str) -> list[str]:
+    """The ``celery beat`` command line (one in the whole cluster), its schedule in ``schedule``."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "arena.celery_app",
+        "beat",
+        "-s",
+        schedule,
+        "--loglevel",
+        os.environ.get("ARENA_LOG_LEVEL", "INFO"),
+    ]
 
 
 class Command(BaseCommand):
