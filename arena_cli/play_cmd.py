@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from games.core import (
-    InProcessAgentHandle,
     MatchRecord,
     MatchSettings,
     Reason,
@@ -32,7 +31,7 @@ from games.core import (
 )
 from games.core.agent import AgentHandle
 from games.core.record import reason_text, score_text
-from sandbox import BACKENDS, SandboxLimits, create_handle, detect_backend
+from sandbox import BACKENDS, SandboxLimits, create_handle, detect_backend, trusted_handle
 
 HOUSE_PREFIX = "house:"
 
@@ -135,7 +134,7 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
                 f"{game_id} has no house bot {bot!r}; its bots: "
                 + ", ".join(HOUSE_PREFIX + b for b in spec.bots)
             )
-        handles.append(InProcessAgentHandle(spec.bots[bot], opponent))
+        handles.append(trusted_handle(spec.bots[bot], name=opponent))
     else:
         if not Path(opponent).exists() and not opponent.endswith(".py"):
             bots = ", ".join(HOUSE_PREFIX + b for b in spec.bots)

@@ -8,6 +8,9 @@ Public API (the platform codes against exactly this)::
 * ``create_handle(source, name=..., backend="docker" | "process", limits=...)`` returns a
   ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
   container from this process's warm pool when it has one ready, else a new one);
+* ``trusted_handle(factory, name=...)`` runs a trusted agent (a house bot) in this process,
+  beside sandboxed ones: before each of its calls it waits until every sandboxed agent this
+  thread froze is confirmed frozen, as a sandboxed agent's thaw does;
 * ``detect_backend()`` says which backend this machine can use;
 * ``remove_orphans()`` removes sandbox containers a dead worker left behind;
 * ``start_warm_pool(limits, size)`` / ``drain_warm_pool()``: this process's warm pool of docker
@@ -19,7 +22,10 @@ without Docker and isolates nothing.
 
 from __future__ import annotations
 
-from games.core.agent import AgentHandle
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from games.core.agent import AgentHandle, CallResult, InProcessAgentHandle
 from sandbox.limits import SANDBOX_IMAGE, SandboxLimits
 
 #: The backends ``create_handle`` knows.
@@ -47,6 +53,24 @@ def create_handle(
 
         return ProcessAgentHandle(source, name=name, limits=limits)
     raise ValueError(f"unknown sandbox backend {backend!r}; use one of {', '.join(BACKENDS)}")
+
+
+class _TrustedHandle(InProcessAgentHandle):
+    """An in-process agent that never computes while a frozen opponent might still run."""
+
+    def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
+        """Confirm this thread's pending freezes, then call the agent in this process."""
+        from sandbox.docker_backend import confirm_freezes
+
+        confirm_freezes()
+        return super().call(method, payload, timeout_s)
+
+
+def trusted_handle(factory: Callable[[], Any], *, name: str) -> AgentHandle:
+    """A handle for a trusted agent (a house bot) playing in this process against sandboxed
+    ones: it runs only once the kernel confirmed every opponent frozen, so a sandboxed agent
+    gets no CPU during a house bot's turn either."""
+    return _TrustedHandle(factory=factory, display_name=name)
 
 
 def detect_backend(limits: SandboxLimits | None = None) -> str:

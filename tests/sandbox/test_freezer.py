@@ -162,6 +162,26 @@ def test_a_lazy_freeze_is_confirmed_before_another_agent_is_thawed(tmp_path: Pat
     time.sleep(0.05)  # let the last timer write before tmp_path goes
 
 
+def test_a_house_bot_plays_only_once_its_sandboxed_opponent_is_frozen(tmp_path: Path) -> None:
+    from sandbox import trusted_handle
+
+    events: list[str] = []
+    agent = _fake_handle(v1_tree(tmp_path / "a", "agent"), events, delay_s=0.2)
+
+    class Bot:
+        def on_turn(self, state: dict[str, object]) -> dict[str, object]:
+            events.append("bot plays")
+            return {}
+
+    bot = trusted_handle(Bot, name="house")
+    bot.start(game_id="simple-card", timeout_s=2)
+    agent._freeze_later()  # the agent's call returned: its freeze is requested
+    assert bot.call("on_turn", {}, 2.0).ok
+    assert events == ["agent freezing", "agent frozen", "bot plays"]
+    assert agent._freezer is not None
+    agent._freezer.close()
+
+
 # --- real containers ---------------------------------------------------------------------------
 
 

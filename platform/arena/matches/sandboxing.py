@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.submissions.models import Submission
-from games.core import AgentHandle, InProcessAgentHandle, house_bot_class
+from games.core import AgentHandle, house_bot_class
 from sandbox import (
     SandboxLimits,
     create_handle,
@@ -31,6 +31,7 @@ from sandbox import (
     drain_warm_pool,
     remove_orphans,
     start_warm_pool,
+    trusted_handle,
 )
 from sandbox import pool as warm_pool  # this process's pool
 
@@ -79,7 +80,7 @@ def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHan
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
-        return InProcessAgentHandle(factory=bot_class, display_name=submission.label)
+        return trusted_handle(bot_class, name=submission.label)
     return create_handle(
         submission.source,
         name=submission.label,
