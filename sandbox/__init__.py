@@ -13,6 +13,8 @@ Public API (the platform codes against exactly this)::
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
 * ``detect_backend()`` says which backend this machine can use;
 * ``remove_orphans()`` removes sandbox containers a dead worker left behind;
+  ``match_containers()`` / ``remove_containers(ids)`` find and remove the ones of a match that is
+  over (the platform knows which matches are);
 * ``start_warm_pool(limits, size)`` / ``drain_warm_pool()``: this process's warm pool of docker
   sandboxes (``sandbox/pool.py``).
 
@@ -33,21 +35,28 @@ BACKENDS = ("docker", "process")
 
 
 def create_handle(
-    source: str, *, name: str, backend: str = "docker", limits: SandboxLimits | None = None
+    source: str,
+    *,
+    name: str,
+    backend: str = "docker",
+    limits: SandboxLimits | None = None,
+    match: str | None = None,
 ) -> AgentHandle:
     """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
 
-    Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``.
+    Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``. ``match`` names
+    the match it plays: a docker container is then named after it (``match_containers``).
     """
     if backend == "docker":
         from sandbox import pool
         from sandbox.docker_backend import DockerAgentHandle
 
         limits = limits or SandboxLimits()
-        warm = pool.take(source, name=name, limits=limits)
-        if warm is not None:
-            return warm
-        return DockerAgentHandle(source, name=name, limits=limits)
+        handle = pool.take(source, name=name, limits=limits) or DockerAgentHandle(
+            source, name=name, limits=limits
+        )
+        handle.match = match
+        return handle
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle
 
@@ -78,6 +87,21 @@ def detect_backend(limits: SandboxLimits | None = None) -> str:
     from sandbox.docker_backend import docker_ready
 
     return "docker" if docker_ready((limits or SandboxLimits()).image) else "process"
+
+
+def match_containers() -> dict[str, str]:
+    """The docker sandboxes bound to a match (``create_handle(match=...)``) on this machine's
+    engine, {container id: match}; empty when no engine answers."""
+    from sandbox.docker_backend import match_containers
+
+    return match_containers()
+
+
+def remove_containers(container_ids: list[str]) -> int:
+    """Remove these docker sandboxes now (the platform's reaper, for matches that are over)."""
+    from sandbox.docker_backend import remove_containers
+
+    return remove_containers(container_ids)
 
 
 def remove_orphans() -> int:

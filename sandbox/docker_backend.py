@@ -20,6 +20,7 @@ against an agent.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -134,6 +135,52 @@ def _remove_container(container_id: str) -> None:
 
 _remover = _Remover()
 
+#: A container bound to a match is renamed ``arena-match-<match>-<container id[:12]>`` (a label
+#: cannot be added once a warm-pool container exists), so the platform's reaper can remove the
+#: containers of matches that are over even while their worker process lives on.
+MATCH_NAME_PREFIX = "arena-match-"
+_namer_lock = threading.Lock()
+_namer: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _name_for_match(container_id: str, match: str) -> None:
+    """Rename the container after its match, in the background: a load never waits for it."""
+    global _namer
+    with _namer_lock:
+        if _namer is None:
+            _namer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-namer")
+        _namer.submit(_rename, container_id, f"{MATCH_NAME_PREFIX}{match}-{container_id[:12]}")
+
+
+def _rename(container_id: str, name: str) -> None:
+    try:
+        docker_client().api.rename(container_id, name)
+    except (PlatformError, *_ENGINE_ERRORS) as exc:  # gone already, or the engine is busy
+        logger.debug("could not name container %s %s: %s", container_id, name, exc)
+
+
+def match_containers() -> dict[str, str]:
+    """Every sandbox container bound to a match, on this engine: {container id: match} (empty
+    when no engine answers)."""
+    try:
+        listed = docker_client().api.containers(all=True, filters={"label": f"{LABEL}=1"})
+    except (PlatformError, *_ENGINE_ERRORS):
+        return {}
+    found: dict[str, str] = {}
+    for info in listed:
+        for name in info.get("Names") or ():
+            match, _, rest = name.lstrip("/").removeprefix(MATCH_NAME_PREFIX).rpartition("-")
+            if name.lstrip("/").startswith(MATCH_NAME_PREFIX) and match and rest:
+                found[info["Id"]] = match
+    return found
+
+
+def remove_containers(container_ids: list[str]) -> int:
+    """Remove these containers now (kill first if they run); return how many were asked."""
+    for container_id in container_ids:
+        _remove_container(container_id)
+    return len(container_ids)
+
 
 def wait_for_removals() -> None:
     """Block until every container this process queued for removal is gone."""
@@ -174,11 +221,13 @@ def confirm_freezes(*, besides: DockerAgentHandle | None = None) -> None:
 def _forget_client_in_child() -> None:
     # A forked worker process must not share the parent's connections to the engine, nor
     # believe the parent's removal threads (or freezes awaiting confirmation) are its own.
-    global _client, _client_lock, _remover, _unconfirmed
+    global _client, _client_lock, _remover, _unconfirmed, _namer, _namer_lock
     _client = None
     _client_lock = threading.Lock()
     _remover = _Remover()
     _unconfirmed = threading.local()
+    _namer = None
+    _namer_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_client_in_child)
@@ -268,6 +317,8 @@ class DockerAgentHandle(HarnessHandle):
     def __init__(self, source: str, *, name: str, limits: SandboxLimits | None = None) -> None:
         super().__init__(source, name=name, limits=limits)
         self._container_id: str | None = None
+        #: The match this agent plays, when the caller says (the container is named after it).
+        self.match: str | None = None
         self._response: Any = None
         self._socket: socket.socket | None = None
         self._frames = bytearray()
@@ -289,9 +340,10 @@ class DockerAgentHandle(HarnessHandle):
     # --- launching ----------------------------------------------------------------------------
 
     def _launch(self) -> None:
-        if self._container_id is not None:
-            return  # a warm-pool container, already running its idle harness
-        self.launch_container()
+        if self._container_id is None:  # else a warm-pool container, its idle harness running
+            self.launch_container()
+        if self.match is not None and self._container_id is not None:
+            _name_for_match(self._container_id, self.match)
 
     def launch_container(self, *, pool: bool = False) -> None:
         """Create, attach and start the container, and find its freezer (no agent code yet)."""

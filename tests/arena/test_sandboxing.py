@@ -68,3 +68,52 @@ def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
         sandboxing.sandbox_backend.cache_clear()
     assert pool.current() is None
     assert own_containers() == []
+
+
+@pytest.mark.docker
+@pytest.mark.django_db
+def test_the_reaper_removes_the_sandboxes_of_a_match_that_is_over(
+    settings: Any, make_user: Any
+) -> None:
+    """Even while the worker process that made them lives on (the sweeper ended the match)."""
+    import time
+
+    from arena.matches import sandboxing
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.submissions.services import submission_create
+
+    from games.core import get_game_spec
+    from sandbox import match_containers
+    from sandbox.docker_backend import docker_ready
+
+    require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
+    settings.ARENA_SANDBOX_BACKEND = "docker"
+    sandboxing.sandbox_backend.cache_clear()
+    source = get_game_spec("simple-card").starter_source()
+    agents = [
+        submission_create(owner=make_user(name), source=source, name="agent")
+        for name in ("ann", "bob")
+    ]
+    over, running = (match_create(kind="ranked", submissions=agents) for _ in range(2))
+    handles = {}
+    try:
+        for match in (over, running):
+            handle = sandboxing.make_handle(agents[0], freeze_idle=False, match_id=match.pk)
+            handle.start(game_id="simple-card", timeout_s=30)
+            handles[match.pk] = handle
+        ids = {pk: h.container_id for pk, h in handles.items()}  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while set(ids.values()) - set(match_containers()) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the containers are named after their match in the background
+        assert {match_containers()[c] for c in ids.values()} == {str(over.pk), str(running.pk)}
+        Match.objects.filter(pk=over.pk).update(status=Match.Status.FINISHED)
+        Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
+        assert sandboxing.sandboxes_reap() >= 1
+        left = match_containers()
+        assert ids[over.pk] not in left, "the finished match's sandbox is still there"
+        assert ids[running.pk] in left, "the reaper took a running match's sandbox"
+    finally:
+        for handle in handles.values():
+            handle.close()
+        sandboxing.sandbox_backend.cache_clear()

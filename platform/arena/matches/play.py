@@ -68,7 +68,10 @@ def match_play(*, match: Match) -> MatchRecord | str:
         # time; that only matters where the result counts. Validation plays an agent against
         # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
         freeze = match.kind == Match.Kind.RANKED
-        handles = [sandboxing.make_handle(p.submission, freeze_idle=freeze) for p in participants]
+        handles = [
+            sandboxing.make_handle(p.submission, freeze_idle=freeze, match_id=match.pk)
+            for p in participants
+        ]
         record = play_match(
             match.game,
             handles,

@@ -22,6 +22,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from arena.matches.models import Match
 from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
 from sandbox import (
@@ -29,6 +30,8 @@ from sandbox import (
     create_handle,
     detect_backend,
     drain_warm_pool,
+    match_containers,
+    remove_containers,
     remove_orphans,
     start_warm_pool,
     trusted_handle,
@@ -73,10 +76,13 @@ def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:
     )
 
 
-def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHandle:
+def make_handle(
+    submission: Submission, *, freeze_idle: bool = True, match_id: int | None = None
+) -> AgentHandle:
     """A fresh, unstarted handle for one seat; the referee starts and closes it.
 
-    ``freeze_idle`` freezes a sandboxed agent while it waits for its turn.
+    ``freeze_idle`` freezes a sandboxed agent while it waits for its turn; ``match_id`` names
+    its container after the match, for ``sandboxes_reap``.
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -86,6 +92,7 @@ def make_handle(submission: Submission, *, freeze_idle: bool = True) -> AgentHan
         name=submission.label,
         backend=sandbox_backend(),
         limits=sandbox_limits(freeze_idle=freeze_idle),
+        match=None if match_id is None else str(match_id),
     )
 
 
@@ -118,6 +125,32 @@ def drain_pool() -> int:
 def detected_backend() -> str:
     """What ``auto`` means on this machine: docker when the engine and image answer."""
     return str(detect_backend(SandboxLimits(image=settings.ARENA_SANDBOX_IMAGE)))
+
+
+def sandboxes_reap() -> int:
+    """The periodic reaper: remove the sandboxes of dead worker processes (``remove_orphans``)
+    and those of matches that are over, whoever created them (a worker that lives on but whose
+    match the sweeper ended, say); returns how many."""
+    removed = remove_orphaned_agents()
+    bound = match_containers()
+    ids = {int(match) for match in bound.values() if match.isdigit()}
+    if not ids:
+        return removed
+    ended = {
+        str(pk)
+        for pk in Match.objects.filter(
+            pk__in=ids, status__in=[Match.Status.FINISHED, Match.Status.ERROR]
+        ).values_list("pk", flat=True)
+    }
+    # A match deleted meanwhile is over too.
+    ended |= {str(pk) for pk in ids} - {
+        str(pk) for pk in Match.objects.filter(pk__in=ids).values_list("pk", flat=True)
+    }
+    over = [container for container, match in bound.items() if match in ended]
+    if over:
+        logger.info("removing %d sandboxes of matches that are over", len(over))
+        removed += remove_containers(over)
+    return removed
 
 
 def remove_orphaned_agents() -> int:

@@ -6,7 +6,7 @@ from celery import shared_task
 
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.play import RETRY
-from arena.matches.sandboxing import remove_orphaned_agents
+from arena.matches.sandboxing import sandboxes_reap
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
 from arena.workflows.lifecycle import matches_sweep
@@ -48,5 +48,5 @@ def matches_sweep_task() -> dict[str, int]:
 
 @shared_task(name="arena.workflows.tasks.sandboxes_reap_task", ignore_result=True)
 def sandboxes_reap_task() -> int:
-    """Remove sandbox containers whose match is over (expired) or whose worker is gone."""
-    return remove_orphaned_agents()
+    """Remove sandbox containers whose match is over or whose worker is gone."""
+    return sandboxes_reap()
