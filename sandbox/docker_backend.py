@@ -169,9 +169,11 @@ def match_containers() -> dict[str, str]:
     found: dict[str, str] = {}
     for info in listed:
         for name in info.get("Names") or ():
-            match, _, rest = name.lstrip("/").removeprefix(MATCH_NAME_PREFIX).rpartition("-")
-            if name.lstrip("/").startswith(MATCH_NAME_PREFIX) and match and rest:
-                found[info["Id"]] = match
+            bare = name.lstrip("/")
+            if bare.startswith(MATCH_NAME_PREFIX):  # arena-match-<match>-<container id[:12]>
+                match = bare.removeprefix(MATCH_NAME_PREFIX).rpartition("-")[0]
+                if match:
+                    found[info["Id"]] = match
     return found
 
 

@@ -136,16 +136,14 @@ def sandboxes_reap() -> int:
     ids = {int(match) for match in bound.values() if match.isdigit()}
     if not ids:
         return removed
-    ended = {
+    live = {
         str(pk)
-        for pk in Match.objects.filter(
-            pk__in=ids, status__in=[Match.Status.FINISHED, Match.Status.ERROR]
-        ).values_list("pk", flat=True)
+        for pk in Match.objects.filter(pk__in=ids)
+        .exclude(status__in=[Match.Status.FINISHED, Match.Status.ERROR])
+        .values_list("pk", flat=True)
     }
-    # A match deleted meanwhile is over too.
-    ended |= {str(pk) for pk in ids} - {
-        str(pk) for pk in Match.objects.filter(pk__in=ids).values_list("pk", flat=True)
-    }
+    # Finished, errored, or deleted meanwhile: over.
+    ended = {str(pk) for pk in ids} - live
     over = [container for container, match in bound.items() if match in ended]
     if over:
         logger.info("removing %d sandboxes of matches that are over", len(over))
