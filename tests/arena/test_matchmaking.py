@@ -3,6 +3,7 @@ pairing function, and the pass over a ladder in a constant number of queries."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from typing import Any
@@ -185,7 +186,7 @@ def test_the_queue_of_a_ladder_is_topped_up_to_its_bound(settings: Any) -> None:
 
 @pytest.mark.django_db
 def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
-    make_user: Any, committed: Any, settings: Any
+    make_user: Any, committed: Any, settings: Any, monkeypatch: Any
 ) -> None:
     """Issue 12: matchmaking, the match task and Elo together, house bots playing each other
     in between; the newcomer's agent (sandboxed) meets every nuclear-war house bot within
@@ -198,6 +199,13 @@ def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
 
     from games.core import get_game_spec
 
+    # Reproducible: pairing's tie-breaks and the matches' seeds from fixed generators. Unseeded,
+    # about one run in six (with either K schedule) drifts the newcomer's rating away from one
+    # bot for long enough to miss it.
+    seeds = itertools.count(1)
+    monkeypatch.setattr("arena.matches.services.secrets.randbelow", lambda _n: next(seeds))
+    pairing_rng = random.Random(12)
+    monkeypatch.setattr("arena.ratings.services.random.Random", lambda *_a: pairing_rng)
     demo_data_load()
     user = make_user("newcomer")
     source = get_game_spec("nuclear-war").starter_source()
