@@ -69,6 +69,15 @@ def _wait(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
     raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
 
 
+def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
+    """After a failed test: arena_run's group and every process it had, killed."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in seen:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _get(url: str) -> tuple[int, bytes]:
     try:
         with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
@@ -279,12 +288,40 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         _wait(lambda: not [p for p in seen if _alive(p)], 30, "every child to stop")
         assert _sandbox_containers_of(seen | {proc.pid}) == [], "agent containers outlived it"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in seen:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        _kill_leftovers(proc, seen)
         log.close()
     text = (tmp_path / "run.log").read_text()
     assert "Agent Arena is up on" in text
     assert "worker exited (-9)" in text and "beat exited (-9)" in text
+
+
+def test_arena_run_started_in_the_background_stops_on_sigint(tmp_path: Path) -> None:
+    """``make run &`` from a script starts it with SIGINT ignored (POSIX shells do that to
+    background jobs); ``kill -INT`` must still stop web, worker and beat."""
+    port = free_port()
+    env = platform_env(
+        tmp_path, f"sqlite:///{tmp_path / 'arena.sqlite3'}", ARENA_ALLOW_PROCESS_SANDBOX="1"
+    )
+    log = (tmp_path / "run.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "arena_run", "--addr", f"127.0.0.1:{port}"],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509
+    )
+    seen: set[int] = set()
+    try:
+        assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
+        for child in _children(proc.pid):
+            seen.update(_group(child) or [child])
+        assert len(seen) >= 3
+        os.kill(proc.pid, signal.SIGINT)  # arena_run alone, not its process group
+        assert proc.wait(timeout=60) is not None
+        _wait(lambda: not [p for p in seen if _alive(p)], 30, "every child to stop")
+    finally:
+        _kill_leftovers(proc, seen)
+        log.close()
+    assert "stopping" in (tmp_path / "run.log").read_text()

@@ -253,7 +253,10 @@ class Command(BaseCommand):
             self.stderr.write(f"make run: {text}")
 
         supervisor = Supervisor([worker, beat, web], env=env, cwd=root, say=say)
-        previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+        # SIGINT too, explicitly: a shell that starts `make run &` hands it down ignored, and
+        # `kill -INT` (or Ctrl-C after `fg`) must still stop everything.
+        stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        previous = {s: signal.signal(s, _raise_stop) for s in stops}
         failure = ""
         try:
             for child in supervisor.children:
