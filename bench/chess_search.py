@@ -10,6 +10,7 @@ asserts nothing.
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import statistics
@@ -26,12 +27,20 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
+PAIRINGS = (("greedy", 0), ("greedy", 1), ("random", 0), ("random", 1))
+
+
 def main() -> None:
     """Play the matches and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--matches", type=int, default=len(PAIRINGS), help="play the first N of the pairings"
+    )
+    args = parser.parse_args()
     per_move_ms: list[float] = []
     matches = []
     began = time.perf_counter()
-    for opponent, seed in (("greedy", 0), ("greedy", 1), ("random", 0), ("random", 1)):
+    for opponent, seed in PAIRINGS[: max(1, args.matches)]:
         handles = [
             InProcessAgentHandle(BOTS["search"], "search"),
             InProcessAgentHandle(BOTS[opponent], opponent),

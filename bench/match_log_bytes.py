@@ -71,8 +71,9 @@ def _vacuum() -> None:
 def run(hands: int, bots: list[str]) -> dict[str, object]:
     from arena.matches.logstore import match_log_archive, match_log_entries
     from arena.matches.models import Match, MatchEvent, MatchLog
-    from arena.matches.services import match_create, match_run
+    from arena.matches.services import match_create
     from arena.submissions.services import house_submission_ensure
+    from arena.workflows.matches import match_run
 
     match = match_create(
         kind="ranked",

@@ -10,7 +10,11 @@ finish before the next one. Reports Kendall's tau between ratings and true stren
 20 and 30 games per agent (mean over seeds), for the platform's matchmaking and for random
 pairing (same Elo, partners drawn at random); beside each, ``mle_*``: the tau of a
 Bradley-Terry maximum-likelihood fit of the same games, the most any rating could extract
-from those results. Target: tau >= 0.9 within 30 games per agent.
+from those results; and ``tau_bound``: the most any rating could reach with that many games
+per agent even if every game were played at even odds against an opponent of exactly known
+strength (each game then carries the most information a win/loss result can, and the rating's
+standard error is 400 / ln 10 / sqrt(n (1 - draws) / 4); with normal errors, Kendall's tau is
+2 / pi * asin(sd / sqrt(sd^2 + se^2))). Target: tau >= 0.9 within 30 games per agent.
 
 Run: `.venv/bin/python bench/ratings_quality.py [--agents 200] [--spread 300] [--seeds 5]`.
 Prints JSON.
@@ -186,10 +190,24 @@ def mean_taus(runs: list[dict[str, float]]) -> dict[str, float]:
     return {key: round(statistics.fmean(r[key] for r in runs), 3) for key in runs[0]}
 
 
+def tau_bound(spread: float, games: int, draws: float) -> float:
+    """Kendall's tau of ratings whose only error is the Cramér-Rao bound of ``games`` games at
+    even odds (see the module's text): no rating of such results orders better on average."""
+    if games <= 0 or draws >= 1:
+        return 0.0
+    se = 400 / math.log(10) / math.sqrt(games * (1 - draws) / 4)
+    return 2 / math.pi * math.asin(spread / math.hypot(spread, se))
+
+
 def population(args: argparse.Namespace, spread: float) -> dict[str, object]:
     """Every figure for one spread of true strengths, as the mean over ``args.seeds`` seeds."""
     common = {"agents": args.agents, "spread": spread, "draws": args.draws}
-    found: dict[str, object] = {"strength_sd_elo": spread}
+    found: dict[str, object] = {
+        "strength_sd_elo": spread,
+        "tau_bound": {
+            f"after_{n}_games": round(tau_bound(spread, n, args.draws), 3) for n in CHECKPOINTS
+        },
+    }
     for pairing in ("platform", "random"):
         found[f"tau_{pairing}_pairing"] = mean_taus(
             [simulate(**common, seed=s, pairing=pairing) for s in range(args.seeds)]

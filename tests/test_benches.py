@@ -1,0 +1,93 @@
+"""Every script in bench/ still runs and prints its JSON figures.
+
+The benches import the platform's real code, so a refactoring that moves a function breaks them
+without any other test noticing (``bench/match_log_bytes.py`` imported a ``match_run`` that had
+moved to the workflows layer). Each runs here at the smallest size that goes through all of its
+code; the figures themselves are not judged (targets live in the benches, not in tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_part
+from tests.e2e.parts import postgres_available, redis_available
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Script, quick arguments, keys its JSON must hold, and the real parts it needs.
+BENCHES = [
+    ("chess_search.py", ["--matches", "1"], {"p50_ms", "p95_ms", "moves"}, ()),
+    ("engines.py", ["--matches", "2"], {"results"}, ()),
+    (
+        "ratings_quality.py",
+        ["--agents", "20", "--seeds", "1", "--spreads", "400"],
+        {"populations"},
+        (),
+    ),
+    (
+        "match_log_bytes.py",
+        ["--hands", "5"],
+        {"before_per_call_rows", "after_one_blob", "db_bytes_ratio"},
+        (),
+    ),
+    (
+        "sandbox_turns.py",
+        [
+            "--backend",
+            "process",
+            "--samples",
+            "3",
+            "--calls",
+            "20",
+            "--throughput-s",
+            "1",
+            "--soak-matches",
+            "2",
+        ],
+        {"backend", "details"},
+        (),
+    ),
+    (
+        "scale.py",
+        ["--agents", "60", "--matches", "600", "--requests", "2", "--passes", "1"],
+        {"pages", "matchmaking_pass_bounded_queue", "matchmaking_pass_unbounded", "targets"},
+        ("postgres",),
+    ),
+    (
+        "platform_flow.py",
+        ["--uploads", "1", "--trainings", "1", "--ranked", "2"],
+        {"upload_to_accepted_s", "ranked_matches_per_minute_one_worker"},
+        ("redis",),
+    ),
+]
+
+
+@pytest.mark.parametrize(("script", "args", "keys", "parts"), BENCHES, ids=[b[0] for b in BENCHES])
+def test_the_bench_runs_and_prints_json(
+    script: str, args: list[str], keys: set[str], parts: tuple[str, ...]
+) -> None:
+    if "postgres" in parts:
+        require_part(postgres_available(), "needs PostgreSQL's server binaries (postgresql)")
+    if "redis" in parts:
+        require_part(redis_available(), "needs redis-server")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'platform'}{os.pathsep}{ROOT}"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)  # each bench sets up its own throw-away platform
+    done = subprocess.run(  # noqa: S603 (our own scripts)
+        [sys.executable, str(ROOT / "bench" / script), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout)
+    assert isinstance(figures, dict) and figures, done.stdout[:500]
+    assert keys <= figures.keys(), sorted(figures)
