@@ -123,14 +123,32 @@ def _wait_for_exit(container_id: str) -> None:
         pass  # still running (or the engine is busy): the removal kills it
 
 
+#: Pauses before each new attempt at a removal the engine refused (``_remove_container``).
+REMOVE_RETRY_PAUSES_S = (0.2, 0.5, 1.0, 2.0)
+
+
 def _remove_container(container_id: str) -> None:
-    try:
-        docker_client().api.remove_container(container_id, force=True)
-    except docker.errors.NotFound:
-        pass
-    except (PlatformError, *_ENGINE_ERRORS) as exc:
-        # Left for remove_orphans; never lose a match result over cleaning.
-        logger.warning("could not remove container %s: %s", container_id, exc)
+    """Remove the container, killing it if it runs; retry what the engine refuses for a moment.
+
+    ``remove(force=True)`` of a container that exits by itself at that moment fails with 409
+    "Could not kill running container ..., cannot remove - Container ... is not running": the
+    engine saw it running, then could not kill it. A busy host widens that window (a harness that
+    takes over ``EXIT_WAIT_S`` to end); the next attempt finds it exited and removes it.
+    """
+    for attempt, pause in enumerate((*REMOVE_RETRY_PAUSES_S, None)):
+        try:
+            docker_client().api.remove_container(container_id, force=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except (PlatformError, *_ENGINE_ERRORS) as exc:
+            if pause is None or isinstance(exc, PlatformError):
+                # Left for remove_orphans; never lose a match result over cleaning.
+                tries = attempt + 1
+                logger.warning("could not remove %s (%d tries): %s", container_id, tries, exc)
+                return
+            logger.info("removing container %s failed, trying again: %s", container_id, exc)
+            time.sleep(pause)
 
 
 _remover = _Remover()

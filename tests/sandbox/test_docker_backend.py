@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import docker
 import pytest
+import requests
 
 import sandbox.docker_backend as docker_backend
 from games.core import InProcessAgentHandle, PlatformError, play_match
@@ -165,6 +166,43 @@ def test_remove_orphans_removes_labelled_leftovers_only() -> None:
         for cid in created:
             with contextlib.suppress(docker.errors.NotFound):
                 api.remove_container(cid, force=True)
+
+
+def test_a_removal_the_engine_refuses_for_a_moment_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``remove(force=True)`` racing the container's own exit gets a 409 from the engine; the
+    container must still go (it was left behind, exited, on a busy CI host)."""
+    require_docker()
+    api = docker_backend.docker_client().api
+    labels = {docker_backend.LABEL: "1", docker_backend.OWNER_LABEL: docker_backend._owner()}
+    cid = api.create_container(SandboxLimits().image, command=["true"], labels=labels)["Id"]
+    api.start(cid)
+    real_remove = api.remove_container
+    refusals = []
+
+    def refuse_once(container: str, **kwargs: object) -> None:
+        if not refusals:
+            refusals.append(container)
+            response = requests.Response()
+            response.status_code, response.reason, response.url = 409, "Conflict", "/remove"
+            raise docker.errors.APIError(
+                "Conflict",
+                response=response,
+                explanation=f"Could not kill running container {container}, cannot remove - "
+                f"Container {container} is not running",
+            )
+        real_remove(container, **kwargs)
+
+    monkeypatch.setattr(api, "remove_container", refuse_once)
+    monkeypatch.setattr(docker_backend, "REMOVE_RETRY_PAUSES_S", (0.05,))
+    try:
+        docker_backend._remove_container(cid)
+        assert refusals == [cid]
+        assert not api.containers(all=True, filters={"id": cid})
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            real_remove(cid, force=True)
 
 
 def test_seccomp_profile_names_every_call_of_design_section_4() -> None:
