@@ -142,7 +142,8 @@ def _remove_container(container_id: str) -> None:
         except docker.errors.NotFound:
             return
         except (PlatformError, *_ENGINE_ERRORS) as exc:
-            if pause is None or isinstance(exc, PlatformError):
+            # Only an answer of the engine is worth another try; no engine (or no answer) is not.
+            if pause is None or not isinstance(exc, docker.errors.APIError):
                 # Left for remove_orphans; never lose a match result over cleaning.
                 tries = attempt + 1
                 logger.warning("could not remove %s (%d tries): %s", container_id, tries, exc)
