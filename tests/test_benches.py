@@ -91,3 +91,9 @@ def test_the_bench_runs_and_prints_json(
     figures = json.loads(done.stdout)
     assert isinstance(figures, dict) and figures, done.stdout[:500]
     assert keys <= figures.keys(), sorted(figures)
+
+
+def test_every_bench_script_is_run_above() -> None:
+    """A new bench joins ``BENCHES``, or it could break unnoticed as match_log_bytes.py did."""
+    scripts = {p.name for p in (ROOT / "bench").glob("*.py") if not p.name.startswith("_")}
+    assert scripts == {b[0] for b in BENCHES}
