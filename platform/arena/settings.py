@@ -7,7 +7,9 @@ needs no server (kombu's filesystem transport) unless ``REDIS_URL`` is set.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -140,6 +142,29 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _default_instance_id(database: dict[str, object]) -> str:
+    """A stable identity for this deployment, derived from the database it writes to.
+
+    Two deployments that share a Docker engine, a Redis or a PostgreSQL server (a second
+    ``make run``, the test suite, staging, CI) never share a database, so they get different
+    identities; restarting one keeps its own. See docs/architecture.md, "Instances share engines".
+    """
+    identity = "|".join(str(database.get(key, "")) for key in ("ENGINE", "NAME", "HOST", "PORT"))
+    return hashlib.sha256(identity.encode()).hexdigest()[:10]
+
+
+#: This deployment's identity: every container, label, container name, queue, key and temporary
+#: file the platform makes carries it, and nothing the platform cleans up touches another's.
+#: Lowercase letters, digits and dashes (it is part of container names and queue names).
+ARENA_INSTANCE_ID = os.environ.get("ARENA_INSTANCE_ID", "") or _default_instance_id(
+    DATABASES["default"]
+)
+if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,31}", ARENA_INSTANCE_ID):
+    raise ValueError(
+        f"ARENA_INSTANCE_ID={ARENA_INSTANCE_ID!r}: use 1-32 lowercase letters, digits or dashes"
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
