@@ -1,4 +1,4 @@
-"""Sandbox costs: JSON on stdout, each figure of issue 10's table beside its target.
+"""Sandbox costs: JSON on stdout, each figure beside its target.
 
 ``table`` (the issue's figures, each with ``value``, ``target``, ``met`` and the figure measured
 on main before the issue, ``before``):
@@ -71,7 +71,7 @@ class Agent:
 STATE = {"hand": [4, 9], "round": 1}
 #: Ranked matches keep no stdout (``matches/services.py``).
 RANKED = MatchSettings(keep_stdout=False)
-#: What main measured before issue 10 (its table's "today" column).
+#: What was measured before the sandbox's fair-time work, for comparison.
 BEFORE = {
     "whole_call_frozen_p50_ms": 22,
     "poker_docker_frozen_over_process": 38,

@@ -5,7 +5,7 @@ broker matchmaking enqueues to), migrates, and seeds the split-or-steal ladder w
 one user and one active accepted submission per agent, its rating row with the aggregates
 ``rating_apply`` keeps, and the finished ranked matches (two seats and two rating changes
 each) drawn from hidden strengths and rated by the platform's Elo, spread over ``--days``.
-Per-call match logs are not seeded (issue 14 point 3 stores them as one blob per match).
+Per-call match logs are not seeded (a finished match stores them as one blob).
 
 Then measures with Django's test client, ``--requests`` times each after a warm-up: p50/p95
 milliseconds, queries and bytes of the game page (first page of the leaderboard), a search on
@@ -13,7 +13,7 @@ it, the API leaderboard, the home page, the agent page of the busiest agent and 
 and the time and queries of one matchmaking pass over every (free) entry, split into the
 pairing transaction and the enqueueing after commit.
 
-Targets (issue 14): leaderboard page p95 <= 50 ms, query counts constant, matchmaking <= 1 s.
+Targets: leaderboard page p95 <= 50 ms, query counts constant, matchmaking <= 1 s.
 The matchmaking pass is measured with the default bound on queued matches per ladder
 (``ARENA_MATCHMAKING_QUEUE_MAX``) and without one (every free entry paired at once).
 Run: `.venv/bin/python bench/scale.py` (full size: a few minutes, several GB of disk), or

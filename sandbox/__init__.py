@@ -1,4 +1,4 @@
-"""Running untrusted agent code (DESIGN.md §4).
+"""Running untrusted agent code (docs/sandbox.md).
 
 Public API (the platform codes against exactly this)::
 

@@ -1,4 +1,4 @@
-"""Freezing an idle agent's container without the Docker daemon (DESIGN.md §4).
+"""Freezing an idle agent's container without the Docker daemon (docs/sandbox.md).
 
 ``docker pause`` asks the daemon, which asks containerd, which asks runc to write the container's
 cgroup freezer: about 10 ms each way on an idle host, and seconds (or "unable to freeze") when the

@@ -9,7 +9,7 @@ fd 0 at /dev/null and fd 1 and 2 at a pipe it drains itself, so nothing the agen
 Python or from C) and nothing it reads can touch the channel. What the agent prints is returned
 with each reply, cut at 8 KiB a call and 256 KiB a match, the cut marked.
 
-Protocol (one JSON object a line, both ways; DESIGN.md §4):
+Protocol (one JSON object a line, both ways; docs/architecture.md, "The sandbox protocol"):
 
 * request ``{"id": 0, "type": "load", "protocol": 1, "game": "simple-card", "source": "..."}``:
   compiles the source as ``agent.py``, checks ``GAME`` and ``on_turn``, instantiates ``Agent``;

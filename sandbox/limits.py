@@ -1,4 +1,4 @@
-"""``SandboxLimits``: every limit a sandboxed agent runs under, in one frozen object (DESIGN.md §4).
+"""``SandboxLimits``: every limit a sandboxed agent runs under, in one object (docs/sandbox.md).
 
 The docker backend sets each of these on the container; the process backend sets the ones an
 rlimit can express and says which it cannot. Settings (``arena/settings``) build one of these from
@@ -23,7 +23,7 @@ FREEZE_METHODS = ("auto", "pause")
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """The limits of one sandboxed agent. Defaults are those of DESIGN.md §4."""
+    """The limits of one sandboxed agent. Defaults are listed in docs/sandbox.md."""
 
     #: Image holding python3 and the harness (``make image`` builds it).
     image: str = SANDBOX_IMAGE

@@ -1,7 +1,7 @@
-"""The seccomp profile of the sandbox containers (DESIGN.md §4), built in code to say why.
+"""The seccomp profile of the sandbox containers (docs/sandbox.md), built in code to say why.
 
 It replaces Docker's default profile, so it must deny what that one denies to an unprivileged
-container and, on top, what DESIGN.md §4 names: ptrace, process_vm_*, io_uring, keyctl, bpf,
+container and, on top, what no agent needs: ptrace, process_vm_*, io_uring, keyctl, bpf,
 perf_event_open, userfaultfd, memfd_create and execveat (exec from memory), and every socket
 family but AF_UNIX.
 
@@ -39,7 +39,7 @@ _CLONE_NAMESPACE_FLAGS = {
 
 #: Denied outright, grouped by the reason.
 DENIED_SYSCALLS: dict[str, tuple[str, ...]] = {
-    # Reading or steering another process (DESIGN.md §4).
+    # Reading or steering another process.
     "inspect other processes": (
         "ptrace",
         "process_vm_readv",
@@ -47,7 +47,7 @@ DENIED_SYSCALLS: dict[str, tuple[str, ...]] = {
         "kcmp",
         "pidfd_getfd",
     ),
-    # Kernel attack surface an agent never needs (DESIGN.md §4).
+    # Kernel attack surface an agent never needs.
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
     "kernel keyring": ("keyctl", "add_key", "request_key"),
     "bpf and perf": ("bpf", "perf_event_open"),

@@ -1,4 +1,4 @@
-"""Guards for the layout of DESIGN.md §1."""
+"""Guards for the layout of docs/architecture.md, "Layers and the direction of imports"."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Which top-level trees each tree may import from (DESIGN.md §1: games <- sandbox <- arena).
+#: Which top-level trees each tree may import from (games <- sandbox <- arena).
 ALLOWED = {
     "games": {"games"},
     "sandbox": {"sandbox", "games"},
@@ -78,7 +78,7 @@ def test_bench_scripts_shadow_no_module() -> None:
     assert clashes == []
 
 
-# --- The platform's apps (DESIGN.md §5) -----------------------------------------------------------
+# --- The platform's apps (docs/architecture.md) --------------------------------------------------
 
 ARENA = ROOT / "platform" / "arena"
 

@@ -1,4 +1,4 @@
-"""Chess (seed 003): two games with colours swapped, strict automatic termination."""
+"""Chess: two games with colours swapped, strict automatic termination."""
 
 from games.chess.action_parser import ChessActionParser
 from games.chess.config import ChessConfig

@@ -1,7 +1,7 @@
 """Chess's parser: any ``move`` goes through to the game, which judges it against the board.
 
 The game (not the parser) checks the move so that every refusal carries the reason, the FEN and
-an ASCII board, as seed 003 asks; a parser only sees the list of legal moves.
+an ASCII board, as ``rules.md`` describes; a parser only sees the list of legal moves.
 """
 
 from __future__ import annotations

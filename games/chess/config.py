@@ -16,7 +16,7 @@ class ChessConfig(GameConfig):
 
     #: Games (rounds) per match; colours swap every game, seat 0 has white in game 1.
     games: int = Field(default=2, ge=1, le=20)
-    #: Half-moves after which a game still running is adjudicated a draw (GAMES.md: 1000).
+    #: Half-moves after which a game still running is adjudicated a draw (``rules.md``: 1000).
     max_plies: int = Field(default=1000, ge=1, le=5000)
     #: The position every game starts from, as FEN (training from a set position, rule tests).
     start_fen: str = STANDARD_FEN

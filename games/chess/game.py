@@ -1,4 +1,4 @@
-"""Chess as seed 003 plays it: FIDE legality by python-chess, strict automatic termination.
+"""Chess as ``rules.md`` states it: FIDE legality by python-chess, strict automatic ending.
 
 A match is ``config.games`` games (rounds, default 2) with colours swapped each game; seat 0 has
 white in game 1. A game ends at once, checked in this order after every move:

@@ -10,7 +10,7 @@ from games.core import Action, StateAdapter
 
 
 class ChessStateAdapter(StateAdapter):
-    """Adds ``fen``, ``color``, ``legal_moves``, ``moves`` and ``in_check`` (GAMES.md)."""
+    """Adds ``fen``, ``color``, ``legal_moves``, ``moves`` and ``in_check`` (``rules.md``)."""
 
     def game_fields(
         self, public_state: dict[str, Any], private_state: dict[str, Any], player_id: str
@@ -35,7 +35,7 @@ class ChessStateAdapter(StateAdapter):
         valid_actions: list[Action],
         turn_history: list[dict[str, Any]],
     ) -> str:
-        """FEN, side to move, the board and the legal moves, as seed 003's arena shows them."""
+        """FEN, side to move, the board and the legal moves, as ``rules.md`` describes them."""
         board = chess.Board(public_state["fen"])
         side = "White" if board.turn == chess.WHITE else "Black"
         legal = " ".join(a["move"] for a in valid_actions)

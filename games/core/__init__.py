@@ -1,4 +1,4 @@
-"""The contracts every game implements (seed 001) and the referee that plays them (DESIGN.md §3).
+"""The contracts every game implements and the referee that plays them (docs/games.md).
 
 Public surface: ``Game``, ``StateAdapter``, ``ActionParser``, ``GameConfig``, ``ArenaConfig``,
 ``GAME_REGISTRY`` with its helpers, ``AgentHandle`` and ``InProcessAgentHandle``, ``play_match``

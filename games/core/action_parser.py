@@ -34,7 +34,7 @@ class ActionParser:
     def parse(self, raw_output: Any, valid_actions: list[Action]) -> Action:
         """Return a legal action built from ``raw_output``, or raise ``ActionParseError``.
 
-        With ``fallback_to_random`` (seed 001's default) a random legal action replaces a failure;
+        With ``fallback_to_random`` (the default) a random legal action replaces a failure;
         the referee always turns it off.
         """
         try:
@@ -104,7 +104,7 @@ class ActionParser:
             f"the {len(same_type)} legal {action['action_type']!r} actions"
         )
 
-    # --- seed 001 utilities -------------------------------------------------------------------
+    # --- utilities -------------------------------------------------------------------------
 
     def extract_json(self, raw_output: str) -> dict[str, Any] | None:
         """The first JSON object in a fenced code block, else the first balanced ``{...}``."""

@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from games.core.errors import AgentCrash, AgentInitError, AgentTimeout
 
-#: The lifecycle methods of seed 002, in the order a match calls them.
+#: The lifecycle methods of an agent, in the order a match calls them.
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
 
 #: Captured stdout is cut at these sizes; the cut is marked with ``STDOUT_CUT_MARK``.

@@ -3,7 +3,7 @@
 ``check_game(game_id, seeds)`` plays random legal games to the end and checks, at every decision:
 
 * the current player is seated and has at least one available action, each with ``action_type``;
-* every seat's ``round_state`` is plain JSON and carries seed 002's common fields;
+* every seat's ``round_state`` is plain JSON and carries the common fields (docs/games.md);
 * an unlisted action is refused with a reason and leaves the state untouched;
 * every available action (a sample when there are many) is accepted by ``step``, and the parser
   turns its agent form (``{"type": ...}``) back into a legal action;

@@ -10,7 +10,9 @@ from __future__ import annotations
 class IllegalActionError(ValueError):
     """An action that the rules forbid right now; the message names the rule.
 
-    Subclasses ``ValueError`` because seed 001 says ``step()`` raises ``ValueError``.
+    As python-chess's ``IllegalMoveError``, it subclasses ``ValueError``. Only this (and
+    ``ActionParseError`` from a parser) is an illegal action: the referee treats any other exception
+    from a game as a bug of the engine, a platform error that nobody forfeits.
     """
 
 

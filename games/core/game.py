@@ -1,10 +1,10 @@
-"""The ``Game`` contract of seed 001, with the additions of DESIGN.md §3.
+"""The ``Game`` contract (docs/games.md, "What every game shares").
 
 A game is a deterministic state machine: ``reset(seed)``, then while not over the current player
 picks one of ``get_available_actions()`` and ``step(action)`` applies it. All randomness comes from
 the seed. The referee (``games.core.referee``) drives it; agents never touch it directly.
 
-Additions to seed 001, settled in DESIGN.md §3:
+Beyond the minimal state machine:
 
 * **Rounds.** ``get_round()`` is the 1-based round; when a round ends, ``step`` puts
   ``round_result`` (a dict per player id, from that player's point of view) into its info.
@@ -46,9 +46,10 @@ class Game(ABC):
     version: ClassVar[int] = 1
     #: The pydantic config class; ``create_game`` validates ``ArenaConfig.config`` with it.
     config_class: ClassVar[type[GameConfig]]
-    #: How the ladder ranks this game (DESIGN.md §7): ``"elo"`` on win/draw/loss for zero-sum
-    #: games; ``"mean_payoff"`` (mean payoff per match against the field, with a confidence
-    #: interval) for non-zero-sum games, where head-to-head wins reward a trivial strategy.
+    #: How the ladder ranks this game (docs/architecture.md, "Ratings and matchmaking"):
+    #: ``"elo"`` on win/draw/loss for zero-sum games; ``"mean_payoff"`` (mean payoff per match
+    #: against the field, with a confidence interval) for non-zero-sum games, where head-to-head
+    #: wins reward a trivial strategy.
     ranking: ClassVar[Literal["elo", "mean_payoff"]] = "elo"
     #: Phases in which both players choose "at once" (collected one after the other).
     simultaneous_phases: ClassVar[frozenset[str]] = frozenset()
@@ -75,7 +76,7 @@ class Game(ABC):
         if seed is not None:
             self.reset(seed)
 
-    # --- seed 001: required -------------------------------------------------------------------
+    # --- required -----------------------------------------------------------------------------
 
     @abstractmethod
     def reset(self, seed: int) -> None:
@@ -130,7 +131,7 @@ class Game(ABC):
         leaders = [p for p, s in scores.items() if s == best]
         return leaders[0] if len(leaders) == 1 else None
 
-    # --- seed 001: optional -------------------------------------------------------------------
+    # --- optional -----------------------------------------------------------------------------
 
     def get_current_role(self) -> str:
         """The role of the current player; every game here has just ``"player"``."""
@@ -153,7 +154,7 @@ class Game(ABC):
             "private": {p: self.get_private_state(p) for p in self.players},
         }
 
-    # --- DESIGN.md §3 additions ---------------------------------------------------------------
+    # --- rounds, seats, figures -----------------------------------------------------------------
 
     def opponent_of(self, player_id: str) -> str:
         """The other player of a two-player game."""

@@ -3,7 +3,7 @@
 A presenter is a function ``present(match: ReplayInput) -> Replay`` beside the game's engine,
 named in the registry (key ``presenter``). It reads only the log entries it is given (already
 filtered for the person watching: the public view of other seats, the viewer's own seat in full)
-and returns JSON-ready data. The platform renders every game with one player (DESIGN.md §2); the
+and returns JSON-ready data. The platform renders every game with one player; the
 frames are built from a small set of widgets the player knows how to draw:
 
 ``{"kind": "board", "fen", "lastmove", "flip"}``  a chess-like board from a FEN placement;

@@ -1,4 +1,6 @@
-"""Ladder measures (DESIGN.md §7), as pure functions the platform and the command line share.
+"""Ladder measures, as pure functions the platform and the command line share.
+
+The rules are described in docs/architecture.md, "Ratings and matchmaking".
 
 A game declares its measure in ``Game.ranking``:
 
@@ -25,7 +27,7 @@ DEFAULT_MIN_MATCHES = 20
 #: Two-sided confidence of the interval around a mean payoff.
 DEFAULT_CONFIDENCE = 0.95
 
-#: Elo as the platform applies it (DESIGN.md §7, with the K schedule below): the start, and the
+#: Elo as the platform applies it (with the K schedule below): the start, and the
 #: games during which a rating is shown as provisional.
 ELO_START = 1200.0
 ELO_PROVISIONAL_GAMES = 20

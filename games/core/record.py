@@ -16,7 +16,7 @@ class Outcome(StrEnum):
 
 
 class Reason(StrEnum):
-    """Why it ended that way (seed 003's forfeits plus DESIGN.md §3)."""
+    """Why it ended that way (the forfeits of docs/architecture.md, "The referee")."""
 
     #: The game reached its end by the rules.
     NORMAL = "normal"

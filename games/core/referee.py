@@ -1,7 +1,6 @@
-"""The referee: plays one match between agent handles under the protocols of the seeds.
+"""The referee: plays one match between agent handles under the rules of docs/architecture.md.
 
-It is the only place that knows the lifecycle (seed 002), the clock and the illegal-move protocol
-(seed 003, DESIGN.md §3):
+It is the only place that knows the lifecycle, the clock and the illegal-move protocol:
 
 * ``on_match_start`` → per round ``on_round_start``, ``on_turn`` × N, ``on_round_end`` →
   ``on_match_end``;
@@ -76,7 +75,7 @@ class MatchSettings:
     backstop_grace_s: float = 1.0
     #: Per-call cap in untimed matches.
     untimed_turn_timeout_s: float = 60.0
-    #: Retries after an illegal action; the next failure forfeits (seed 003: 3).
+    #: Retries after an illegal action; the next failure forfeits (the fourth refusal in a row).
     max_retries: int = 3
     #: Keep each call's captured stdout in the log (training: yes, ranked: no).
     keep_stdout: bool = True

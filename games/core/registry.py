@@ -1,8 +1,8 @@
-"""``GAME_REGISTRY``: every game the platform knows, in seed 001's format, resolved lazily.
+"""``GAME_REGISTRY``: every game the platform knows, resolved lazily.
 
 Paths are strings resolved with importlib only when a game is used, so listing games imports
-nothing heavy. Beyond seed 001's keys each entry names its house bots (``bots``: a dict of bot name
-to a zero-argument ``Agent`` class) and its replay presenter (``presenter``: see
+nothing heavy. Beyond the engine's classes each entry names its house bots (``bots``: a dict of
+bot name to a zero-argument ``Agent`` class) and its replay presenter (``presenter``: see
 ``games/core/presenter.py``). The starter agent and rules are files beside the game module.
 """
 

@@ -1,6 +1,6 @@
 """``StateAdapter``: the game's state as an agent sees it.
 
-Two audiences. Code agents get seed 002's ``round_state`` dict from ``to_round_state``; language
+Two audiences. Code agents get the ``round_state`` dict from ``to_round_state``; language
 model seats get a prompt from ``state_to_prompt`` and answer to ``get_output_schema``. Both are
 built only from the public state and the seat's own private state, so a seat can never see more
 than the game chose to show it.
@@ -22,7 +22,7 @@ def agent_action(action: Action) -> dict[str, Any]:
 
 
 def seat_name(player_id: str, viewer: str) -> str:
-    """``"you"`` or ``"opponent"``: how seed 002 names players in a seat's view."""
+    """``"you"`` or ``"opponent"``: how agents' states name players in a seat's view."""
     return "you" if player_id == viewer else "opponent"
 
 
@@ -65,7 +65,7 @@ class StateAdapter:
         """The game's own ``round_state`` fields. Default: the private state minus ``history``."""
         return {k: v for k, v in private_state.items() if k != "history"}
 
-    # --- language-model seats (seed 001 §2) ---------------------------------------------------
+    # --- language-model seats ----------------------------------------------------------------
 
     def state_to_prompt(
         self,

@@ -1,4 +1,4 @@
-"""Liar's dice config (GAMES.md: liars-dice)."""
+"""Liar's dice config (defaults of ``rules.md``)."""
 
 from pydantic import Field
 

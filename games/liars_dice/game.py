@@ -1,4 +1,4 @@
-"""Liar's dice (GAMES.md: liars-dice).
+"""Liar's dice (``rules.md`` beside it).
 
 Each round is a full game: both players start with ``dice_per_player`` dice, 1s are wild and
 bids name faces 2–6. A bid must raise the standing bid (a higher quantity, or the same quantity

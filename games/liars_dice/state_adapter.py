@@ -1,4 +1,4 @@
-"""Liar's dice as an agent sees it: seed 002's common fields plus the fields GAMES.md lists."""
+"""Liar's dice as an agent sees it: the common fields plus those ``rules.md`` lists."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""NIL recruitment config (GAMES.md: nil-recruitment)."""
+"""NIL recruitment config (defaults of ``rules.md``)."""
 
 from pydantic import Field, model_validator
 

@@ -1,4 +1,4 @@
-"""NIL recruitment: a bidding war for recruits (GAMES.md: nil-recruitment).
+"""NIL recruitment: a bidding war for recruits (``rules.md`` beside it).
 
 Five rounds, one recruit each; the recruits' values are a seeded order of (60, 80, 100, 120, 140),
 announced at the start, and a round's pot is its recruit's value. Each school has a season

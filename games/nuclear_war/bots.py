@@ -25,7 +25,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Payoffs:
-    """The numbers a strategy needs; defaults are GAMES.md's."""
+    """The numbers a strategy needs; defaults are those of ``rules.md``."""
 
     pot: float = 100.0
     escalation_cost: float = 10.0

@@ -1,4 +1,4 @@
-"""Nuclear war config (GAMES.md: nuclear-war)."""
+"""Nuclear war config (defaults of ``rules.md``)."""
 
 from pydantic import Field
 

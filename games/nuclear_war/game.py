@@ -1,4 +1,4 @@
-"""Nuclear war: brinkmanship (GAMES.md: nuclear-war).
+"""Nuclear war: brinkmanship (``rules.md`` beside it).
 
 Each crisis (round) draws a hidden war threshold K uniformly from 1..``max_threshold`` and starts
 at escalation level L = 0. Each step is a ``negotiate`` phase (one message each, the first speaker

@@ -1,4 +1,4 @@
-"""Passcode config (GAMES.md: passcode)."""
+"""Passcode config (defaults of ``rules.md``)."""
 
 from pydantic import Field
 

@@ -1,4 +1,4 @@
-"""Passcode: a bulls-and-cows race (GAMES.md: passcode).
+"""Passcode: a bulls-and-cows race (``rules.md`` beside it).
 
 Each round has one secret code of 4 distinct digits, the same for both players. A round has up to
 ``cycle_limit`` cycles; each cycle is a ``question`` phase (both ask a private probe at once and

@@ -1,4 +1,4 @@
-"""Passcode as an agent sees it: the common fields plus the fields GAMES.md lists."""
+"""Passcode as an agent sees it: the common fields plus the fields ``rules.md`` lists."""
 
 from __future__ import annotations
 

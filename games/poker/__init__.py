@@ -1,4 +1,4 @@
-"""Heads-up no-limit Texas Hold'em (seed 003): 100 hands, 20,000 chips, blinds 50/100."""
+"""Heads-up no-limit Texas Hold'em: 100 hands, 20,000 chips, blinds 50/100."""
 
 from games.core import ArenaConfig
 from games.poker.action_parser import PokerActionParser

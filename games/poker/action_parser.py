@@ -54,7 +54,7 @@ class PokerActionParser(ActionParser):
         What a player would expect to work does: ``call`` with nothing owed comes back as
         ``check``, ``all_in`` while raising is closed as the listed ``call`` (or ``check``), so the
         log records the action applied. A ``call`` naming an amount keeps it when it is not what is
-        owed, for the game to refuse with the amount owed (an under-call is invalid, seed 003).
+        owed, for the game to refuse with the amount owed (an under-call is refused, ``rules.md``).
         """
         listed = {a["action_type"]: a for a in valid_actions}
         kind = action["action_type"]

@@ -1,4 +1,4 @@
-"""Poker's config: the table of seed 003 (20,000 chips, blinds 50/100, 100 hands, duplicate)."""
+"""Poker's config: the arena's table (20,000 chips, blinds 50/100, 100 hands, duplicate)."""
 
 from __future__ import annotations
 

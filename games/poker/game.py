@@ -1,4 +1,4 @@
-"""Heads-up no-limit Texas Hold'em as seed 003 plays it (GAMES.md "poker").
+"""Heads-up no-limit Texas Hold'em as the arena plays it (``rules.md`` beside it).
 
 A match is ``config.hands`` hands (rounds). Every hand starts with ``starting_stack`` chips each
 (20,000; stacks reset each hand as in the ACPC standard game) and static blinds 50/100. The button
@@ -13,7 +13,7 @@ own chips. With ``duplicate`` on, hands 2k+1 and 2k+2 deal the same cards to the
 so each player holds both sets of cards once.
 
 The score is net chips over the match. After the last illegal retry the referee folds the hand
-(``on_retries_exhausted``), as seed 003 says for invalid bets.
+(``on_retries_exhausted``), the rule for invalid bets.
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ class PokerGame(Game):
 
         ``call`` with nothing owed is a check; ``all_in`` while raising is closed is a call (or a
         check when nothing is owed). A ``call`` that names an amount must name exactly what is
-        owed: an under-call is refused (seed 003), with the amount owed in the reason.
+        owed: an under-call is refused, with the amount owed in the reason.
         """
         kind = action.get("action_type")
         owed = self.to_call(player)

@@ -8,8 +8,9 @@ from games.core import Action, StateAdapter, seat_name
 
 
 class PokerStateAdapter(StateAdapter):
-    """Adds the GAMES.md fields: ``to_call``, ``min_raise_to``, ``max_raise_to``, ``your_cards``,
-    ``board``, ``your_stack``, ``opponent_stack``, ``button``, ``street``, ``actions``."""
+    """Adds the fields of ``rules.md``: ``to_call``, ``min_raise_to``, ``max_raise_to``,
+    ``your_cards``, ``board``, ``your_stack``, ``opponent_stack``, ``button``, ``street``,
+    ``actions``."""
 
     def game_fields(
         self, public_state: dict[str, Any], private_state: dict[str, Any], player_id: str

@@ -1,4 +1,4 @@
-"""Simple-card: the reference game (seed 001). Copy this package to start a new game."""
+"""Simple-card: the reference game (docs/games.md). Copy this package to start a new game."""
 
 from games.core import ArenaConfig
 from games.simple_card.config import SimpleCardConfig

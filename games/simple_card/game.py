@@ -1,4 +1,4 @@
-"""Simple-card: seed 001's reference game, the template a new game copies.
+"""Simple-card: the reference game, the template a new game copies.
 
 Each player is dealt ``hand_size`` cards from ``copies`` decks of 1..``max_card``. Each round both
 play one card "at once" (collected one after the other; the second never sees the first's card);

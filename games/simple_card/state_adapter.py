@@ -1,4 +1,4 @@
-"""Simple-card's view for agents: seed 002's common fields plus ``hand``."""
+"""Simple-card's view for agents: the common fields (docs/games.md) plus ``hand``."""
 
 from __future__ import annotations
 

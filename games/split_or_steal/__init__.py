@@ -1,4 +1,4 @@
-"""Split or Steal (Golden Balls), seed 002's first game."""
+"""Split or Steal (Golden Balls' final), played five times with free talk (``rules.md``)."""
 
 from games.core import ArenaConfig
 from games.split_or_steal.config import SplitOrStealConfig

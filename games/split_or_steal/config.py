@@ -1,4 +1,4 @@
-"""Split-or-steal's config (GAMES.md defaults)."""
+"""Split-or-steal's config (the defaults of ``rules.md``)."""
 
 from pydantic import Field
 

@@ -1,4 +1,4 @@
-"""Split-or-steal's view: the common fields of seed 002 plus the negotiation's shape."""
+"""Split-or-steal's view: the common fields (docs/games.md) plus the negotiation's shape."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agent Arena's Django project: settings, urls, the Celery app and the apps of DESIGN.md §5."""
+"""Agent Arena's Django project: settings, urls, the Celery app and the apps."""
 
 from arena.celery_app import app as celery_app
 

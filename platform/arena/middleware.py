@@ -1,4 +1,4 @@
-"""Refuse bad input before any view or database sees it (issue 11: no bad input gets a 500).
+"""Refuse bad input before any view or database sees it (no bad input ever gets a 500).
 
 * A body larger than ``ARENA_REQUEST_MAX_BYTES`` (by its Content-Length) is refused with 413
   before a byte of it is read, so a 200 MB multipart upload is never spooled to disk.

@@ -1,4 +1,4 @@
-"""Settings, all read here from the environment (DESIGN.md §6, STYLE.md 6).
+"""Settings, all read here from the environment (README.md lists them).
 
 ``DJANGO_*`` variables are Django's own, ``ARENA_*`` are the platform's; units are in the names.
 The defaults are the embedded set-up of ``make run``: SQLite under ``var/`` and a broker that
@@ -212,7 +212,7 @@ def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
 #: The header the TLS proxy sets to ``https`` (e.g. ``X-Forwarded-Proto``); empty: no proxy.
 SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", ""))
 
-# --- Celery (DESIGN.md §5, §6) -----------------------------------------------------------------
+# --- Celery (docs/architecture.md, "The queues") -----------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:

@@ -1,4 +1,4 @@
-"""``make image``: build the sandbox image agents run in (DESIGN.md §4).
+"""``make image``: build the sandbox image agents run in (docs/sandbox.md).
 
     python -m sandbox.image.build [--if-missing] [--base auto|debian|IMAGE] [--tag NAME]
 

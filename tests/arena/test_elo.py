@@ -1,4 +1,4 @@
-"""Elo arithmetic (DESIGN.md §7)."""
+"""Elo arithmetic (docs/architecture.md, "Ratings and matchmaking")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two ranked matches of one agent finishing at once lose no rating update (DESIGN.md §7).
+"""Two ranked matches of one agent finishing at once lose no rating update (docs/architecture.md).
 
 Runs on PostgreSQL (where ``select_for_update`` really locks rows) and on SQLite (where the
 IMMEDIATE transactions serialise writers), each in separate processes as workers would be.

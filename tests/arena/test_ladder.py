@@ -1,6 +1,6 @@
 """Leaderboards that do not grow with the ladder: aggregates kept on the rating row, pages and
 search, the ranking measure of each game, and page query counts independent of the number of
-agents and matches (issue 14 point 1, issue 13 point 1)."""
+agents and matches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Matchmaking (issue 14 point 2, issue 12 point 3): the rules of DESIGN.md §7 on the pure
+"""Matchmaking: the rules of docs/architecture.md on the pure
 pairing function, and the pass over a ladder in a constant number of queries."""
 
 from __future__ import annotations

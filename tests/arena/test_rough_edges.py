@@ -1,4 +1,4 @@
-"""The rough edges a newcomer met (issue 12 point 4), each checked where a test can tell."""
+"""The rough edges a newcomer met , each checked where a test can tell."""
 
 from __future__ import annotations
 

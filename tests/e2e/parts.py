@@ -1,5 +1,5 @@
 """Real parts for tests: redis-server and PostgreSQL from the Debian binaries, on free loopback
-ports in temporary directories, started and stopped by the tests themselves (DESIGN.md §8)."""
+ports in temporary directories, started and stopped by the tests themselves."""
 
 from __future__ import annotations
 

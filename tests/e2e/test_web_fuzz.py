@@ -1,6 +1,6 @@
 """No bad input gets a 500, against a live server (gunicorn, PostgreSQL).
 
-* A fuzz test sends well over 1,000 malformed requests of the classes in issue 11 to the web
+* A fuzz test sends well over 1,000 malformed requests of every class refused to the web
   forms (signed in, with CSRF tokens) and to the API: wrong types in every JSON field, NUL bytes
   and lone surrogates in every text field, JSON nested 1,000 and 100,000 deep, sources whose
   parse exhausts CPython (deep unary chains, `not`s, long sums), undecodable bodies, bodies over

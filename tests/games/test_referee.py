@@ -1,4 +1,4 @@
-"""The referee's outcome paths (DESIGN.md §3), each as a user would see it in the record."""
+"""The referee's outcome paths (docs/architecture.md), each as a user would see it in the record."""
 
 from __future__ import annotations
 

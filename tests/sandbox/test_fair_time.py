@@ -1,4 +1,4 @@
-"""An agent is charged only for its own time, however busy the machine (issue 10, "Done when").
+"""An agent is charged only for its own time, however busy the machine.
 
 Busy processes spin on every core and a thread creates and removes containers in a loop (the
 daemon's busiest work) while several docker matches of instant agents (the split-or-steal starter

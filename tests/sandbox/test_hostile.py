@@ -1,4 +1,4 @@
-"""The hostile-agent suite (DESIGN.md §8): one agent file per attack in ``hostile/``.
+"""The hostile-agent suite (docs/sandbox.md): one agent file per attack in ``hostile/``.
 
 Each file says what it does in its docstring and what must happen in ``EXPECT`` (read here with
 ``ast``, never imported): the hostile seat's ``reason`` (and ``detail`` text), text its stdout must

@@ -1,4 +1,4 @@
-"""Where a match's per-call log lives, and for how long (issue 14: logs that scale).
+"""Where a match's per-call log lives, and for how long (one compressed blob a finished match).
 
 While a match runs, each call is a ``MatchEvent`` row, so the match page can show it live. When
 the match ends, ``match_log_archive`` packs the rows into one gzip-compressed JSON-lines blob

@@ -1,4 +1,4 @@
-"""The one place that turns a submission into an ``AgentHandle`` (DESIGN.md §4).
+"""The one place that turns a submission into an ``AgentHandle`` (docs/sandbox.md).
 
 House bots are trusted code and run in-process. Uploaded code runs in the sandbox backend the
 settings choose: ``ARENA_SANDBOX_BACKEND`` = ``auto`` (docker when an engine answers, else

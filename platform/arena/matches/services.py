@@ -103,7 +103,7 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
     # Count and insert under the user's row lock (the caller's transaction): concurrent requests
-    # cannot all see the same count (DESIGN.md: quotas are atomic).
+    # cannot all see the same count (quotas are atomic).
     user_lock(user)
     hourly_quota_check(
         recent=Match.objects.filter(kind=Match.Kind.TRAINING, requested_by=user),

@@ -1,4 +1,6 @@
-"""What everyone but a seat's owner sees of it (DESIGN.md §2, issue 11): the game's public view.
+"""What everyone but a seat's owner sees of it: the game's public view.
+
+The rule is docs/architecture.md, "Who sees what".
 
 The selectors call these on every read path (API, pages, log download), during and after the
 match. A seat's owner (and staff, who own every seat for reading) sees the seat as stored;

@@ -1,4 +1,4 @@
-"""Elo arithmetic (DESIGN.md §7), pure: no Django.
+"""Elo arithmetic (docs/architecture.md, "Ratings and matchmaking"), pure: no Django.
 
 Start 1200; each side's K shrinks with the rated games it has played
 (``games.core.ranking.elo_k``: 233 for a newcomer's first game, 54 after 10, 21 after 30, 16

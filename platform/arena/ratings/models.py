@@ -9,7 +9,7 @@ from arena.submissions.models import Submission
 
 
 class Rating(models.Model):
-    """The ladder standing of one submission in its game version (DESIGN.md §7).
+    """The ladder standing of one submission in its game version (docs/architecture.md).
 
     Everything a leaderboard row shows is kept here and changed in the transaction that applies
     Elo (``services.rating_apply``), so a page of the ladder costs a bounded number of queries

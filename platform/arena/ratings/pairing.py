@@ -1,4 +1,4 @@
-"""Who plays whom: the matchmaking rules of DESIGN.md §7 as a pure function (no Django), so
+"""Who plays whom: the matchmaking rules (docs/architecture.md) as a pure function (no Django), so
 ``services.matchmaking_run`` and the ratings-quality bench run the same code.
 
 The rules, in order:

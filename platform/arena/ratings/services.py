@@ -1,4 +1,4 @@
-"""Elo once per match, in order, under row locks; and matchmaking (DESIGN.md §7)."""
+"""Elo once per match, in order, under row locks; and matchmaking (docs/architecture.md)."""
 
 from __future__ import annotations
 

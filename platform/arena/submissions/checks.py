@@ -1,4 +1,4 @@
-"""The static checks an upload passes before it is stored (DESIGN.md §2, step 1).
+"""The static checks an upload passes before it is stored (docs/architecture.md).
 
 Pure functions, no Django: each problem names the rule it breaks and, where there is one, the
 line, so the person who uploaded the file knows what to change.

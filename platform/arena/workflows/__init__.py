@@ -1,4 +1,4 @@
-"""Workflows that cross apps, one layer above them (DESIGN.md §5).
+"""Workflows that cross apps, one layer above them (docs/architecture.md).
 
 The apps depend on each other one way only (accounts ← submissions ← matches ← ratings ←
 catalog); whatever needs several of them (upload → validate; play → record → rate;

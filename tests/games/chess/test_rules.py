@@ -1,4 +1,4 @@
-"""Chess rules as GAMES.md states them: termination, scoring, colours, illegal moves."""
+"""Chess rules as rules.md states them: termination, scoring, colours, illegal moves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Liar's dice: each rule line of GAMES.md, and what agents see."""
+"""Liar's dice: each rule line of its rules.md, and what agents see."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Poker rules as GAMES.md states them: order of action, raise arithmetic, showdowns, chips."""
+"""Poker rules as rules.md states them: order of action, raise arithmetic, showdowns, chips."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``make run``: the embedded platform in one command (DESIGN.md §6).
+"""``make run``: the embedded platform in one command (README.md, "Two commands").
 
 Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
 starts and supervises three children, as deploy/ runs them on a server:
