@@ -101,6 +101,8 @@ class MatchRecord:
 
     ``platform_error`` is set (and outcomes left empty) when the match could not be played for a
     reason that is not an agent's fault; the platform retries such matches and never rates them.
+    It is written for the agents' owners; ``platform_traceback`` (the exception with its
+    traceback, which may quote the game's hidden state) is for staff only.
     """
 
     game: str
@@ -118,6 +120,7 @@ class MatchRecord:
     stats: dict[str, Any] = field(default_factory=dict)
     final_state: dict[str, Any] = field(default_factory=dict)
     platform_error: str | None = None
+    platform_traceback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready dicts and lists (enums become their string values)."""

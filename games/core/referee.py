@@ -15,7 +15,10 @@ It is the only place that knows the lifecycle, the clock and the illegal-move pr
 * an illegal action (or an exception raised in ``on_turn``) is refused and the agent is asked
   again with ``error`` and ``attempt``; the fourth failure in a row forfeits, unless the game
   supplies an action for that case (poker folds the hand);
-* a crash forfeits; an exception in another hook is logged for the owner and costs nothing.
+* a crash forfeits; an exception in another hook is logged for the owner and costs nothing;
+* an exception from the game engine other than ``IllegalActionError`` (and ``ActionParseError``
+  from its parser) is a bug on the platform's side: the match ends with ``platform_error`` (what
+  anyone involved may read) and ``platform_traceback`` (for staff), and nobody forfeits.
 
 Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
 """
@@ -38,6 +41,7 @@ from games.core.errors import (
     AgentCrash,
     AgentInitError,
     AgentTimeout,
+    IllegalActionError,
     PlatformError,
 )
 from games.core.game import Action, Game
@@ -375,10 +379,12 @@ class _Match:
             )
             raised = not result.ok
             if result.ok:
+                # Only these two are the agent's: a reply of the wrong shape, an action the rules
+                # refuse. Anything else the engine raises is its own bug, a platform error.
                 try:
                     action = self.parser.parse(result.result, valid)
                     info, _ = game.step(action)
-                except (ActionParseError, ValueError) as exc:
+                except (ActionParseError, IllegalActionError) as exc:
                     reason = summary = str(exc)
                 else:
                     entry["action"] = agent_action(action)
@@ -537,8 +543,14 @@ def play_match(
             match.finish([])
     except PlatformError as exc:
         match.record.platform_error = str(exc)
-    except Exception as exc:  # a bug on our side must not be charged to an agent
-        match.record.platform_error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        match.record.platform_traceback = traceback.format_exc()
+    except Exception as exc:  # a bug on our side (an engine's, the referee's): nobody forfeits
+        # The message may quote the game's hidden state: it goes to staff with the traceback.
+        match.record.platform_error = (
+            f"the {game_id} engine or the referee failed ({type(exc).__name__}): a bug on the "
+            "platform's side, not an agent's; the match is not rated"
+        )
+        match.record.platform_traceback = traceback.format_exc()
     finally:
         match.close()
     match.record.duration_s = round(time.perf_counter() - began, 3)

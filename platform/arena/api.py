@@ -459,6 +459,8 @@ class MatchOut(Schema):
     summary: str | None = None
     duration_s: float | None = None
     error: str | None = None
+    #: Staff only: the platform failure's exception and traceback.
+    error_trace: str | None = None
     winner_seat: int | None = None
     participants: list[ParticipantOut]
     rounds: Any = None

@@ -149,7 +149,43 @@ def test_a_platform_error_is_retried_then_recorded_unrated(
     assert match.status == "error" and not match.rated
     assert match.attempts == settings.ARENA_MATCH_MAX_ATTEMPTS
     assert "sandbox backend is down" in match.error
+    assert "Traceback" in match.error_trace
     assert Rating.objects.get(submission=mine).games == 0
+
+
+def test_an_engine_bug_is_a_platform_error_that_nobody_forfeits(
+    make_user: Any, committed: Any, starter_source: str, monkeypatch: Any, settings: Any
+) -> None:
+    from arena.matches.selectors import match_as_dict
+    from arena.matches.visibility import PUBLIC_PLATFORM_ERROR
+
+    from games.simple_card.game import SimpleCardGame
+
+    user = make_user()
+    match, mine, _ = _ranked_match(committed, user, starter_source)
+    staff = make_user("staff")
+    staff.is_staff = True
+    staff.save()
+
+    def buggy_step(self: Any, action: Any) -> Any:
+        raise KeyError("hidden-card-7")  # a bug in the engine, not an illegal action
+
+    monkeypatch.setattr(SimpleCardGame, "step", buggy_step)
+    for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS):
+        match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == "error" and not match.rated
+    seats = list(match.participants.values_list("outcome", "reason"))
+    assert seats == [("", ""), ("", "")], "nobody forfeits an engine's bug"
+    assert Rating.objects.get(submission=mine).games == 0
+    assert not RatingChange.objects.filter(match=match).exists()
+    # Owners read that the platform failed; only staff get the traceback and its message.
+    assert "KeyError" in match.error and "hidden-card-7" not in match.error
+    assert "Traceback" in match.error_trace and "hidden-card-7" in match.error_trace
+    owner_view = match_as_dict(match, user)
+    assert "error_trace" not in owner_view and "hidden-card-7" not in str(owner_view)
+    assert match_as_dict(match, None)["error"] == PUBLIC_PLATFORM_ERROR
+    assert "hidden-card-7" in match_as_dict(match, staff)["error_trace"]
 
 
 def test_a_forfeit_counts_as_a_loss(make_user: Any, committed: Any, starter_source: str) -> None:

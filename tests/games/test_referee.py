@@ -6,6 +6,8 @@ import json
 import time
 from typing import Any
 
+import pytest
+
 from games.core import (
     AgentCrash,
     InProcessAgentHandle,
@@ -171,6 +173,36 @@ def test_platform_errors_are_not_charged_to_agents() -> None:
     record = play_match("simple-card", [PlatformDown(HighestBot, "x"), handle(LowestBot)])
     assert record.platform_error == "the Docker engine does not answer"
     assert [s.outcome for s in record.seats] == [None, None]
+
+
+@pytest.mark.parametrize("bug", [KeyError("secret"), ValueError("secret"), TypeError("secret")])
+def test_an_engine_bug_ends_the_match_as_a_platform_error_nobody_forfeits(
+    bug: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from games.simple_card.game import SimpleCardGame
+
+    real_step = SimpleCardGame.step
+    steps = {"n": 0}
+
+    def buggy_step(self: SimpleCardGame, action: dict[str, Any]) -> Any:
+        steps["n"] += 1
+        if steps["n"] == 3:
+            raise bug
+        return real_step(self, action)
+
+    monkeypatch.setattr(SimpleCardGame, "step", buggy_step)
+    record = play_match("simple-card", [handle(HighestBot), handle(LowestBot)], seed=1)
+    assert [(s.outcome, s.reason) for s in record.seats] == [(None, None), (None, None)]
+    assert record.platform_error is not None and type(bug).__name__ in record.platform_error
+    assert "secret" not in record.platform_error  # the message may quote hidden state
+    assert record.platform_traceback is not None and "buggy_step" in record.platform_traceback
+    assert not [e for e in record.log if e.get("illegal")], "no refusal was charged to anyone"
+
+
+def test_only_illegal_action_error_is_an_illegal_action() -> None:
+    record = play_match("simple-card", [handle(Illegal), handle(LowestBot)], seed=1)
+    assert record.platform_error is None
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "illegal")
 
 
 def test_the_same_seed_replays_the_same_match() -> None:

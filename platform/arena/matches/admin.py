@@ -66,6 +66,7 @@ class MatchAdmin(admin.ModelAdmin):
         "final_state",
         "summary",
         "error",
+        "error_trace",
         "duration_s",
         "rated",
         "created",

@@ -49,7 +49,11 @@ class Match(models.Model):
     stats = models.JSONField(default=dict, blank=True)
     final_state = models.JSONField(default=dict, blank=True)
     summary = models.TextField(blank=True)
+    #: Why the platform failed it, for its owners and staff (the public reads a neutral line).
     error = models.TextField(blank=True)
+    #: The failure's exception and traceback (an engine bug, a sandbox failure): staff only, it
+    #: may quote the game's hidden state.
+    error_trace = models.TextField(blank=True)
     duration_s = models.FloatField(null=True, blank=True)
     #: Set in the same transaction that applies Elo: a redelivered task sees it and stops.
     rated = models.BooleanField(default=False)

@@ -1,9 +1,18 @@
 """Play one match and record what happened (the match's own rows; effects on other apps are the
-workflows' business, ``arena.workflows.matches``)."""
+workflows' business, ``arena.workflows.matches``, which describes the whole chain from the Celery
+task to the referee).
+
+Every result here is typed: ``match_begin`` gives the locked match or a ``Skip``; ``match_play``
+gives the referee's ``MatchRecord`` or a ``PlayFailure``; ``match_platform_failure`` says whether
+the match goes back to the queue (``RunOutcome.RETRY``) or is over (``RunOutcome.DONE``).
+"""
 
 from __future__ import annotations
 
 import logging
+import traceback
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 
 from django.conf import settings
 from django.db import transaction
@@ -18,11 +27,41 @@ from games.core import MatchRecord, MatchSettings, play_match
 
 logger = logging.getLogger(__name__)
 
-DONE, RETRY = "done", "retry"
-#: ``match_begin``: the attempts are used up (a worker died on the last one).
-EXHAUSTED = "exhausted"
-#: ``match_begin``: another task is playing it and is not overdue (a duplicate message).
-BUSY = "busy"
+#: Longest platform error text kept for owners, and traceback kept for staff.
+ERROR_MAX_CHARS = 4000
+TRACE_MAX_CHARS = 32_000
+
+
+class RunOutcome(StrEnum):
+    """What became of one attempt at a match: what the Celery task acts on."""
+
+    #: Nothing more to do: recorded, ended as an error, or not this task's to play.
+    DONE = "done"
+    #: A platform error with attempts left: the match is queued again.
+    RETRY = "retry"
+
+
+class Skip(Enum):
+    """Why ``match_begin`` started no attempt."""
+
+    #: Finished, errored or deleted: nothing to play.
+    NOTHING_TO_PLAY = "nothing to play"
+    #: Another task is playing it and is not overdue (a duplicate message).
+    BUSY = "busy"
+    #: The attempts are used up (a worker died on the last one).
+    EXHAUSTED = "exhausted"
+
+
+@dataclass(frozen=True)
+class PlayFailure:
+    """The platform could not play the match (never an agent's fault).
+
+    ``error`` is for the agents' owners and staff; ``trace`` (the exception and its traceback,
+    which may quote the game's hidden state) for staff only.
+    """
+
+    error: str
+    trace: str = ""
 
 
 def match_lock(*, match_id: int) -> Match | None:
@@ -31,9 +70,8 @@ def match_lock(*, match_id: int) -> Match | None:
 
 
 @transaction.atomic
-def match_begin(*, match_id: int, task_id: str = "") -> Match | str:
-    """Mark the match running for one more attempt, or say why not: ``done`` (nothing to
-    play), ``busy`` (another live task plays it) or ``exhausted`` (no attempt left).
+def match_begin(*, match_id: int, task_id: str = "") -> Match | Skip:
+    """Mark the match running for one more attempt, or say why not (``Skip``).
 
     Idempotent: a redelivered task finds the match finished and stops; a match whose worker
     died mid-way (status still running, same task redelivered) is played again from the start,
@@ -41,13 +79,13 @@ def match_begin(*, match_id: int, task_id: str = "") -> Match | str:
     """
     match = match_lock(match_id=match_id)
     if match is None or match.is_done:
-        return DONE
+        return Skip.NOTHING_TO_PLAY
     if match.status == Match.Status.RUNNING and match.task_id and match.task_id != task_id:
         deadline = match_deadline(match)
         if deadline is not None and timezone.now() < deadline:
-            return BUSY
+            return Skip.BUSY
     if match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
-        return EXHAUSTED
+        return Skip.EXHAUSTED
     match_set_status(
         match=match,
         status=Match.Status.RUNNING,
@@ -59,8 +97,9 @@ def match_begin(*, match_id: int, task_id: str = "") -> Match | str:
     return match
 
 
-def match_play(*, match: Match) -> MatchRecord | str:
-    """Play the match in the sandbox, logging as it goes; the record, or the platform's error."""
+def match_play(*, match: Match) -> MatchRecord | PlayFailure:
+    """Play the match in the sandbox, logging as it goes; the record, or the platform's failure
+    (the sandbox, a setting, a bug in the game engine: never the agents' fault)."""
     participants = list(match.participants.select_related("submission__agent").order_by("seat"))
     writer = EventWriter(match.pk)
     try:
@@ -89,30 +128,38 @@ def match_play(*, match: Match) -> MatchRecord | str:
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
-        return f"{type(exc).__name__}: {exc}"
+        return PlayFailure(error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc())
     finally:
         writer.flush()  # never raises: a log that cannot be stored is stored marked
     if record.platform_error:
-        return str(record.platform_error)
+        logger.error(
+            "match %s: platform error: %s\n%s",
+            match.pk,
+            record.platform_error,
+            record.platform_traceback or "",
+        )
+        return PlayFailure(error=record.platform_error, trace=record.platform_traceback or "")
     return record
 
 
-def match_platform_failure(*, match: Match, error: str) -> str:
+def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:
     """Queue a locked match again after a platform error, or end it unrated after the last
-    attempt; returns ``retry`` or ``done``."""
-    error = text_safe(error, limit=4000)
+    attempt."""
+    error = text_safe(failure.error, limit=ERROR_MAX_CHARS)
+    trace = text_safe(failure.trace, limit=TRACE_MAX_CHARS)
     if match.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS:
-        match_set_status(match=match, status=Match.Status.QUEUED, error=error)
-        return RETRY
+        match_set_status(match=match, status=Match.Status.QUEUED, error=error, error_trace=trace)
+        return RunOutcome.RETRY
     match_set_status(
         match=match,
         status=Match.Status.ERROR,
         error=error,
+        error_trace=trace,
         finished=timezone.now(),
         # The text stays in ``error`` (owners and staff); the summary is shown everywhere.
         summary=f"platform error after {match.attempts} attempts (unrated)",
     )
-    return DONE
+    return RunOutcome.DONE
 
 
 def match_record_result(*, match: Match, record: MatchRecord) -> Match:
@@ -138,6 +185,7 @@ def match_record_result(*, match: Match, record: MatchRecord) -> Match:
         duration_s=record.duration_s,
         finished=timezone.now(),
         error="",
+        error_trace="",
     )
 
 

@@ -15,7 +15,7 @@ from arena.errors import Forbidden, NotFound
 from arena.matches import visibility
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, Participant
-from arena.submissions.selectors import is_owner
+from arena.submissions.selectors import is_owner, is_staff
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
@@ -41,13 +41,15 @@ def match_as_dict(match: Match, user: object = None) -> dict[str, Any]:
     """The API's view of a match as ``user`` may see it (``None``: the public's).
 
     Seats ``user`` does not own show a neutral ``detail`` and their public round results; a
-    platform error's text is shown to owners and staff only.
+    platform error's text is shown to owners and staff only, its traceback (``error_trace``: an
+    engine's exception may quote the game's hidden state) to staff only.
     """
     participants = list(match.participants.select_related("submission__agent__owner"))
     mine = {p.seat for p in participants if is_owner(user, p.submission)}
     summary, error = match.summary, match.error
     if not mine and match.status == Match.Status.ERROR:
         summary = error = visibility.PUBLIC_PLATFORM_ERROR
+    staff_only = {"error_trace": match.error_trace or None} if is_staff(user) else {}
     return {
         "id": match.pk,
         "status": match.status,
@@ -80,6 +82,7 @@ def match_as_dict(match: Match, user: object = None) -> dict[str, Any]:
         ],
         "rounds": visibility.public_rounds(match.game, match.rounds or [], mine),
         "stats": match.stats,
+        **staff_only,
     }
 
 

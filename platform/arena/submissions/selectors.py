@@ -8,12 +8,15 @@ from arena.errors import Forbidden, NotFound
 from arena.submissions.models import Agent, Submission
 
 
+def is_staff(user: object) -> bool:
+    """True for a signed-in staff member (they read everything, tracebacks included)."""
+    return bool(getattr(user, "pk", None)) and bool(getattr(user, "is_staff", False))
+
+
 def is_owner(user: object, submission: Submission) -> bool:
     """True for the submission's owner (and staff)."""
     user_id = getattr(user, "pk", None)
-    return bool(user_id) and (
-        submission.agent.owner_id == user_id or bool(getattr(user, "is_staff", False))
-    )
+    return bool(user_id) and (submission.agent.owner_id == user_id or is_staff(user))
 
 
 def submission_get(*, submission_id: int) -> Submission:

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from arena.celery_app import app
 from arena.matches.models import Match
-from arena.matches.play import RETRY, match_lock, match_platform_failure
+from arena.matches.play import PlayFailure, RunOutcome, match_lock, match_platform_failure
 from arena.matches.status import match_deadline
 from arena.workflows.dispatch import match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored
@@ -68,14 +68,14 @@ def matches_sweep() -> dict[str, int]:
                 continue
             why = "no live worker runs it" if orphaned else "it overran its deadline"
             error = f"attempt {match.attempts} was lost: {why} (its worker stopped)"
-            outcome = match_platform_failure(match=match, error=error)
-            if outcome == RETRY:
+            outcome = match_platform_failure(match=match, failure=PlayFailure(error=error))
+            if outcome is RunOutcome.RETRY:
                 match_enqueue_on_commit(match.pk)
                 counts["requeued"] += 1
             else:
                 counts["errored"] += 1
             if match.kind == Match.Kind.VALIDATION:
-                validation_errored(match=match, retrying=outcome == RETRY)
+                validation_errored(match=match, retrying=outcome is RunOutcome.RETRY)
             logger.warning("swept match %s: %s (%s)", match.pk, error, match.status)
     waited = now - timedelta(seconds=settings.ARENA_MATCH_QUEUED_MAX_S)
     lost = Match.objects.filter(status=Match.Status.QUEUED).filter(

@@ -1,8 +1,28 @@
-"""Play → record → rate; training requests; admin re-runs and voids (→ ladder recompute)."""
+"""Play → record → rate; training requests; admin re-runs and voids (→ ladder recompute).
+
+How one match is played, each step with one job (docs/architecture.md, "The life of a match"):
+
+1. ``workflows.tasks.match_run_task`` (Celery, ``acks_late``): calls ``match_run``; on
+   ``RunOutcome.RETRY`` it asks Celery to deliver the task again a little later.
+2. ``match_run`` (here): one attempt, start to end.
+3. ``matches.play.match_begin``: under the match's row lock, a ``Skip`` (nothing to play, another
+   live task plays it, attempts used up) or the match marked running for one more attempt.
+4. ``matches.play.match_play``: one sandboxed ``AgentHandle`` per seat
+   (``matches.sandboxing.make_handle``), then the referee, each log entry streamed to the
+   match's event rows; the ``MatchRecord`` or a ``PlayFailure``.
+5. ``games.core.referee.play_match``: the lifecycle, the clock and the illegal-action rule over
+   the handles; an agent's failure is a forfeit in the record, the platform's (an engine's bug
+   included) a ``platform_error`` with its traceback for staff.
+6. ``match_record`` (here): under the lock, the outcome stored and its effects applied once (Elo
+   for ranked matches, the verdict for validations); or ``match_fail`` for a ``PlayFailure``:
+   queued again while attempts remain, else ended unrated.
+7. ``matches.play.match_log_pack``: the per-call rows packed into one blob.
+"""
 
 from __future__ import annotations
 
 import logging
+import traceback
 
 from django.db import transaction
 
@@ -10,9 +30,9 @@ from arena.accounts.models import User
 from arena.matches import services as match_services
 from arena.matches.models import Match
 from arena.matches.play import (
-    BUSY,
-    DONE,
-    EXHAUSTED,
+    PlayFailure,
+    RunOutcome,
+    Skip,
     match_begin,
     match_lock,
     match_log_pack,
@@ -28,44 +48,47 @@ from games.core import MatchRecord
 logger = logging.getLogger(__name__)
 
 
-def match_run(*, match_id: int, task_id: str = "") -> str:
-    """Play the match if nobody has finished it yet; returns ``done`` or ``retry``.
+def match_run(*, match_id: int, task_id: str = "") -> RunOutcome:
+    """Play the match if nobody has finished it yet.
 
     Idempotent: a redelivered task finds the match finished and stops; a match whose worker
     died mid-way (status still running) is played again from the start, until its attempts
     are used up; a duplicate message leaves a live attempt alone.
     """
     match = match_begin(match_id=match_id, task_id=task_id)
-    if match in (DONE, BUSY):
-        return DONE
-    if match == EXHAUSTED:
-        return match_fail(match_id=match_id, error="the worker playing it stopped every attempt")
-    assert isinstance(match, Match)
+    if match is Skip.NOTHING_TO_PLAY or match is Skip.BUSY:
+        return RunOutcome.DONE
+    if match is Skip.EXHAUSTED:
+        failure = PlayFailure(error="the worker playing it stopped every attempt")
+        return match_fail(match_id=match_id, failure=failure)
     played = match_play(match=match)
-    if isinstance(played, str):
-        outcome = match_fail(match_id=match_id, error=played)
-        if outcome == DONE:
+    if isinstance(played, PlayFailure):
+        outcome = match_fail(match_id=match_id, failure=played)
+        if outcome is RunOutcome.DONE:
             match_log_pack(match_id=match_id)
         return outcome
     try:
         match_record(match_id=match_id, record=played)
     except Exception as exc:  # never leave it running: retried, then an unrated error
         logger.exception("match %s could not be recorded", match_id)
-        outcome = match_fail(match_id=match_id, error=f"recording failed: {type(exc).__name__}")
-        if outcome == DONE:
+        failure = PlayFailure(
+            error=f"recording failed: {type(exc).__name__}", trace=traceback.format_exc()
+        )
+        outcome = match_fail(match_id=match_id, failure=failure)
+        if outcome is RunOutcome.DONE:
             match_log_pack(match_id=match_id)
         return outcome
     match_log_pack(match_id=match_id)
-    return DONE
+    return RunOutcome.DONE
 
 
 @transaction.atomic
-def match_fail(*, match_id: int, error: str) -> str:
+def match_fail(*, match_id: int, failure: PlayFailure) -> RunOutcome:
     """A platform error: queue the match again, or end it unrated after the last attempt."""
     match = match_lock(match_id=match_id)
     if match is None or match.is_done:
-        return DONE
-    outcome = match_platform_failure(match=match, error=error)
+        return RunOutcome.DONE
+    outcome = match_platform_failure(match=match, failure=failure)
     if match.kind == Match.Kind.VALIDATION:
         validation_errored(match=match, retrying=match.status == Match.Status.QUEUED)
     return outcome

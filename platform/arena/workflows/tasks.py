@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from arena.matches.logstore import match_logs_maintain
-from arena.matches.play import RETRY
+from arena.matches.play import RunOutcome
 from arena.matches.sandboxing import sandboxes_reap
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
@@ -23,8 +23,9 @@ from arena.workflows.matches import match_run
 )
 def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
     """Play match ``match_id`` once (idempotent); a platform error is retried by the service's
-    attempt count, after which the match is recorded as an unrated error."""
-    if match_run(match_id=match_id, task_id=self.request.id or "") == RETRY:
+    attempt count, after which the match is recorded as an unrated error. The whole chain is
+    described in ``arena.workflows.matches``."""
+    if match_run(match_id=match_id, task_id=self.request.id or "") is RunOutcome.RETRY:
         raise self.retry(countdown=3)
 
 
