@@ -166,7 +166,7 @@ def result_json(record: MatchRecord) -> dict[str, Any]:
             }
             for s in record.seats
         ],
-        "rounds": record.rounds,
+        "rounds": record.rounds_played,
         "turns": record.turns,
         "duration_s": record.duration_s,
     }
@@ -257,7 +257,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         shown = f" ({'; '.join(why)})" if why else ""
         print(f"{seat.name}: {seat.outcome}, score {score_text(seat.score)}{shown}")
     print(record.summary())
-    print(f"{record.rounds} rounds, {record.turns} turns, {record.duration_s:.2f} s")
+    print(f"{record.rounds_played} rounds, {record.turns} turns, {record.duration_s:.2f} s")
     if failed:
         print(
             f"arena play: {record.seats[0].name} {reason_text(record.seats[0].reason)}; "

@@ -195,8 +195,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         first, last = (int(x) for x in created.split()[-2:])
         count = (
             "from arena.matches.models import Match; "
-            f"print(Match.objects.filter(pk__gte={first}, pk__lte={last}, "
-            "status__in=['finished', 'error']).count())"
+            f"print(Match.objects.done().filter(pk__gte={first}, pk__lte={last}).count())"
         )
         wait(
             lambda: int(manage(env, "shell", "-c", count).split()[-1]) == args.ranked,

@@ -18,7 +18,7 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
-from games.core.record import MatchRecord, Outcome, Reason, SeatResult, public_reason
+from games.core.record import LogEntry, MatchRecord, Outcome, Reason, SeatResult, public_reason
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import (
     GAME_REGISTRY,
@@ -49,6 +49,7 @@ __all__ = [
     "GameSpec",
     "IllegalActionError",
     "InProcessAgentHandle",
+    "LogEntry",
     "MatchRecord",
     "MatchSettings",
     "Outcome",

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.core.record import LogEntry
+
 Frame = dict[str, Any]
 Widget = dict[str, Any]
 
@@ -35,7 +37,7 @@ class ReplayInput:
     """What a presenter is given: the log as the viewer may see it, and who sits where."""
 
     #: Log entries (the referee's per-call records) as the viewer may see them, in order.
-    entries: Sequence[Mapping[str, Any]]
+    entries: Sequence[LogEntry]
     #: Display name per seat.
     names: Sequence[str]
     #: Seats the viewer owns (their agents): shown in full; the others are the public view.
@@ -111,7 +113,7 @@ Presenter = Callable[[ReplayInput], Replay]
 # --- helpers presenters share ----------------------------------------------------------------
 
 
-def turns(entries: Sequence[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+def turns(entries: Sequence[LogEntry]) -> Iterator[LogEntry]:
     """The entries that changed the game: accepted ``on_turn`` calls and referee actions."""
     for entry in entries:
         if entry.get("action") is not None and entry.get("method") in ("on_turn", "referee"):
@@ -119,8 +121,8 @@ def turns(entries: Sequence[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
 
 
 def steps(
-    entries: Sequence[Mapping[str, Any]],
-) -> Iterator[tuple[Mapping[str, Any], dict[str, Any] | None]]:
+    entries: Sequence[LogEntry],
+) -> Iterator[tuple[LogEntry, dict[str, Any] | None]]:
     """The log in order as ``(entry, None)`` for each action taken and ``(entry, result)`` once
     per finished round whose result the viewer may see (seat 0's point of view)."""
     results = round_results(entries)
@@ -292,9 +294,7 @@ def generic_present(match: ReplayInput) -> Replay:
     return replay
 
 
-def with_own_calls(
-    replay: Replay, entries: Sequence[Mapping[str, Any]], seats: frozenset[int]
-) -> Replay:
+def with_own_calls(replay: Replay, entries: Sequence[LogEntry], seats: frozenset[int]) -> Replay:
     """Add to each frame what the viewer's own agents did since the previous frame: the time
     each call took, what they printed, why an answer was refused. Other seats never appear."""
     if not seats:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 
 class Outcome(StrEnum):
@@ -80,6 +80,52 @@ def score_text(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
+class LogEntry(TypedDict, total=False):
+    """One call the referee made (or an action it took), as the match log stores it.
+
+    Written by the referee, stored by the platform's log store, read by the presenters and, for
+    everyone but the seat's owner, passed through the game's public view (``visibility``).
+    Every key is optional: an entry holds those that apply to it.
+    """
+
+    #: Position in the match's log, from 0.
+    seq: int
+    #: The round (0 before the first one) and the game's turn counter when it has one.
+    round: int
+    turn: int | None
+    #: The seat called, ``None`` for an entry about no seat (a failed ``close``).
+    seat: int | None
+    #: The agent's method (``on_turn``, ``on_round_end``, …), ``load``, ``referee`` (an action the
+    #: referee played for a seat) or ``close``.
+    method: str
+    #: What the agent was sent, and what it answered.
+    payload: dict[str, Any] | None
+    reply: Any
+    #: The action applied to the game, in the agent's vocabulary.
+    action: Any
+    #: 0 for the first ask of a turn, then 1, 2, … after refusals.
+    attempt: int
+    #: Time charged to the agent (its own window), the controller's wall time, the backstop.
+    elapsed_ms: float | None
+    wall_ms: float | None
+    backstop_ms: float
+    #: CPU the agent's process used in its window, and how it was frozen afterwards.
+    cpu_ms: float | None
+    freeze: str | None
+    #: What went wrong in the call (an exception, a timeout, a crash), for the owner.
+    error: str | None
+    #: Why the action was refused, for the owner.
+    illegal: str
+    #: What the agent printed during the call (training; ranked keeps none by default).
+    stdout: str | None
+    #: Set by the log store on an entry it had to cut to store it.
+    truncated: bool
+    note: str
+    preview: str
+    #: Set by the read path for display: the call failed (its reason may be hidden).
+    failed: bool
+
+
 @dataclass
 class SeatResult:
     """One seat's result. ``detail`` explains a forfeit in words for the agent's owner."""
@@ -112,11 +158,14 @@ class MatchRecord:
     timed: bool
     seats: list[SeatResult]
     winner: int | None = None
-    rounds: int = 0
+    #: How many rounds were played to their end.
+    rounds_played: int = 0
     turns: int = 0
     duration_s: float = 0.0
-    round_results: list[dict[str, Any]] = field(default_factory=list)
-    log: list[dict[str, Any]] = field(default_factory=list)
+    #: Each finished round: ``{"round": n, "result": {player id: that player's view}}``, as
+    #: ``Match.rounds`` stores it.
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     final_state: dict[str, Any] = field(default_factory=dict)
     platform_error: str | None = None

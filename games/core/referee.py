@@ -46,6 +46,7 @@ from games.core.errors import (
 )
 from games.core.game import Action, Game
 from games.core.record import (
+    LogEntry,
     MatchRecord,
     Outcome,
     Reason,
@@ -56,7 +57,7 @@ from games.core.record import (
 from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
-EventSink = Callable[[dict[str, Any]], None]
+EventSink = Callable[[LogEntry], None]
 logger = logging.getLogger(__name__)
 
 
@@ -146,7 +147,7 @@ class _Match:
             return self.settings.untimed_turn_timeout_s
         return self.settings.turn_timeout_s + self.bank_s[seat]
 
-    def _log(self, entry: dict[str, Any]) -> None:
+    def _log(self, entry: LogEntry) -> None:
         entry["seq"] = len(self.record.log)
         self.record.log.append(entry)
         if self.on_event is not None:
@@ -164,9 +165,9 @@ class _Match:
         method: str,
         payload: Mapping[str, Any],
         budget_s: float | None = None,
-        extra: Mapping[str, Any] | None = None,
+        attempt: int | None = None,
         publish: bool = True,
-    ) -> tuple[CallResult, dict[str, Any]]:
+    ) -> tuple[CallResult, LogEntry]:
         """One call with the clock; timeouts and crashes become forfeits.
 
         Returns the result and its log entry. With ``publish=False`` the caller completes the
@@ -174,42 +175,47 @@ class _Match:
         see a half-written entry.
         """
         budget = self._budget(seat) if budget_s is None else budget_s
-        entry: dict[str, Any] = {
+        entry: LogEntry = {
             "round": self.round,
             "turn": self.game.get_public_state().get("turn"),
             "seat": seat,
             "method": method,
             "payload": dict(payload),
-            **(extra or {}),
         }
+        if attempt is not None:
+            entry["attempt"] = attempt
         backstop = budget + self.settings.backstop_grace_s
         try:
             result = self.agents[seat].call(method, payload, backstop)
         except AgentTimeout as exc:
             entry.update(
-                elapsed_ms=None,
-                wall_ms=round(exc.elapsed_s * 1000, 3),
-                backstop_ms=round(backstop * 1000, 3),
-                error=f"{method} did not answer within its {budget:.2f} s budget: the referee "
-                f"stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
-                f"{self.settings.backstop_grace_s:g} s of grace)",
+                {
+                    "elapsed_ms": None,
+                    "wall_ms": round(exc.elapsed_s * 1000, 3),
+                    "backstop_ms": round(backstop * 1000, 3),
+                    "error": f"{method} did not answer within its {budget:.2f} s budget: the "
+                    f"referee stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
+                    f"{self.settings.backstop_grace_s:g} s of grace)",
+                }
             )
             self._log(entry)
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, exc)) from exc
         except AgentCrash as exc:
-            entry.update(error=f"the agent crashed: {exc}")
+            entry["error"] = f"the agent crashed: {exc}"
             self._log(entry)
             raise _Forfeit(seat, Reason.CRASH, f"the agent crashed during {method}: {exc}") from exc
-        timing = {
-            "elapsed_ms": round(result.elapsed_ms, 3),
-            "wall_ms": None if result.wall_ms is None else round(result.wall_ms, 3),
-            "cpu_ms": None if result.cpu_ms is None else round(result.cpu_ms, 3),
-            "freeze": result.freeze,
-        }
+        entry.update(
+            {
+                "elapsed_ms": round(result.elapsed_ms, 3),
+                "wall_ms": None if result.wall_ms is None else round(result.wall_ms, 3),
+                "cpu_ms": None if result.cpu_ms is None else round(result.cpu_ms, 3),
+                "freeze": result.freeze,
+            }
+        )
         if result.elapsed_ms / 1000 > budget:
             # The agent answered, but after its budget by its own clock: the same timeout.
             timeout = AgentTimeout(method, result.elapsed_ms / 1000, budget)
-            entry.update(timing, error=str(timeout))
+            entry["error"] = str(timeout)
             self._log(entry)
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, timeout))
         seat_result = self.record.seats[seat]
@@ -219,10 +225,11 @@ class _Match:
             if overrun_s > 0:
                 self.bank_s[seat] = max(0.0, self.bank_s[seat] - overrun_s)
         entry.update(
-            reply=result.result,
-            **timing,
-            error=result.error.describe() if result.error else None,
-            stdout=result.stdout if self.settings.keep_stdout else None,
+            {
+                "reply": result.result,
+                "error": result.error.describe() if result.error else None,
+                "stdout": result.stdout if self.settings.keep_stdout else None,
+            }
         )
         if publish:
             self._log(entry)
@@ -354,7 +361,7 @@ class _Match:
             info = self.take_turn(game.get_current_player())
             round_result = info.get("round_result")
             if round_result:
-                self.record.round_results.append({"round": self.round, "result": round_result})
+                self.record.rounds.append({"round": self.round, "result": round_result})
                 for seat, pid in enumerate(self.player_ids):
                     self._hook(seat, "on_round_end", round_result[pid])
 
@@ -374,9 +381,7 @@ class _Match:
             if attempt:
                 payload["error"] = reasons[-1]
                 payload["attempt"] = attempt
-            result, entry = self._call(
-                seat, "on_turn", payload, extra={"attempt": attempt}, publish=False
-            )
+            result, entry = self._call(seat, "on_turn", payload, attempt=attempt, publish=False)
             raised = not result.ok
             if result.ok:
                 # Only these two are the agent's: a reply of the wrong shape, an action the rules
@@ -438,7 +443,7 @@ class _Match:
         scores = game.get_scores()
         for seat_result in record.seats:
             seat_result.score = scores.get(seat_result.player_id, 0.0)
-        record.rounds = len(record.round_results)
+        record.rounds_played = len(record.rounds)
         record.stats = game.get_match_stats()
         record.final_state = game.get_public_state()
         forfeited = {f.seat: f for f in forfeits}
@@ -496,7 +501,7 @@ class _Match:
             "winner": winner,
             "your_total": seat_result.score,
             "opponent_total": others[0].score if others else 0,
-            "rounds": self.record.rounds,
+            "rounds": self.record.rounds_played,
             "reason": reason,
         }
 

@@ -42,4 +42,4 @@ def test_every_pairing_plays_legally_and_replays_identically(game: str, a: str, 
     assert [str(s.reason) for s in first.seats] == ["normal", "normal"]
     assert not [e for e in first.log if e.get("illegal")]
     assert [s.score for s in first.seats] == [s.score for s in second.seats]
-    assert first.round_results == second.round_results
+    assert first.rounds == second.rounds

@@ -44,7 +44,7 @@ def test_every_game_presents_its_whole_match(game: str) -> None:
     assert replay["frames"], "a finished match has frames"
     json.dumps(replay)  # plain JSON
     rounds = {f["round"] for f in replay["frames"]}
-    assert rounds == {r["round"] for r in record["round_results"]}, "every round is shown"
+    assert rounds == {r["round"] for r in record["rounds"]}, "every round is shown"
 
 
 @pytest.mark.parametrize("game", available_game_ids())

@@ -94,7 +94,7 @@ def test_normal_match_is_plain_json_with_outcomes() -> None:
     assert {s["reason"] for s in data["seats"]} == {"normal"}
     outcomes = sorted(s["outcome"] for s in data["seats"])
     assert outcomes in (["loss", "win"], ["draw", "draw"])
-    assert data["rounds"] == 3 and data["turns"] == 6
+    assert data["rounds_played"] == 3 and data["turns"] == 6
     methods = [e["method"] for e in data["log"]]
     assert methods.count("on_turn") == 6
     assert methods.count("on_round_start") == 6 and methods.count("on_round_end") == 6

@@ -69,7 +69,7 @@ def test_the_starter_plays_a_whole_match_legally(game: str) -> None:
     assert record.platform_error is None
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     rounds = create_game(ArenaConfig.for_seats(game, ["a", "b"], seed, config)).total_rounds
-    assert record.rounds == rounds
+    assert record.rounds_played == rounds
     assert not [e for e in record.log if e.get("illegal")]
     # The starters show what print() is for: something reaches the owner on the first turns.
     assert any(e.get("stdout") for e in record.log if e["seat"] == 0)

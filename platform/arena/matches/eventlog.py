@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from arena.matches.models import MatchEvent
+from games.core import LogEntry
 
 logger = logging.getLogger(__name__)
 
@@ -135,10 +136,10 @@ class EventWriter:
 
     def __init__(self, match_id: int) -> None:
         self.match_id = match_id
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[LogEntry] = []
         self.last_flush = time.monotonic()
 
-    def __call__(self, entry: dict[str, Any]) -> None:
+    def __call__(self, entry: LogEntry) -> None:
         self.pending.append(entry)
         if time.monotonic() - self.last_flush >= self.flush_every_s:
             self.flush(keep_last=True)

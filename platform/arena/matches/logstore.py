@@ -16,8 +16,9 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -25,11 +26,12 @@ from django.utils import timezone
 
 from arena.matches.eventlog import json_safe
 from arena.matches.models import Match, MatchEvent, MatchLog
+from games.core import LogEntry
 
 logger = logging.getLogger(__name__)
 
 
-def encode_log(entries: list[dict[str, Any]]) -> tuple[bytes, int]:
+def encode_log(entries: Sequence[LogEntry]) -> tuple[bytes, int]:
     """The entries as a gzip-compressed JSON-lines blob; returns (blob, uncompressed bytes)."""
     raw = "".join(
         json.dumps(json_safe(e), allow_nan=False, separators=(",", ":")) + "\n" for e in entries
@@ -37,17 +39,21 @@ def encode_log(entries: list[dict[str, Any]]) -> tuple[bytes, int]:
     return gzip.compress(raw, compresslevel=6), len(raw)
 
 
-def decode_log(blob: bytes) -> list[dict[str, Any]]:
+def decode_log(blob: bytes) -> list[LogEntry]:
     """The entries of a blob written by ``encode_log``."""
     text = gzip.decompress(bytes(blob)).decode()
-    return [json.loads(line) for line in text.splitlines() if line]
+    return [cast(LogEntry, json.loads(line)) for line in text.splitlines() if line]
 
 
-def match_log_entries(match: Match) -> list[dict[str, Any]]:
+def match_log_entries(match: Match) -> list[LogEntry]:
     """Every stored log entry of ``match`` in ``seq`` order, raw (privacy is the selectors')."""
     # Rows first: the archive writes the blob and drops the rows in one transaction, so a reader
     # that finds no rows will find the blob (the other order could miss both for a moment).
-    rows = [dict(d) for d in MatchEvent.objects.filter(match=match).values_list("data", flat=True)]
+    # Stored as the referee wrote them (through ``eventlog.entry_safe``): log entries.
+    rows = [
+        cast(LogEntry, dict(d))
+        for d in MatchEvent.objects.filter(match=match).values_list("data", flat=True)
+    ]
     if rows:
         return rows
     stored = MatchLog.objects.filter(match=match).values_list("data", flat=True).first()
@@ -88,9 +94,8 @@ def match_logs_maintain(*, now: Any = None) -> dict[str, int]:
     """Archive finished matches left with rows (a worker died after recording), then apply the
     ranked retention settings. Returns what it did, per kind."""
     now = now or timezone.now()
-    done = (Match.Status.FINISHED, Match.Status.ERROR)
     leftover = (
-        MatchEvent.objects.filter(match__status__in=done)
+        MatchEvent.objects.filter(match__in=Match.objects.done())
         .order_by()  # no ordering column, or distinct() keeps one per row
         .values_list("match_id", flat=True)
         .distinct()

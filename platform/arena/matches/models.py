@@ -11,9 +11,27 @@ from django.db import models
 
 from arena.submissions.models import Submission
 
+#: Statuses of a match a worker will still play (or is playing).
+IN_FLIGHT_STATUSES = ("queued", "running")
+#: Statuses after which nothing about a match changes any more (but an admin's re-run).
+DONE_STATUSES = ("finished", "error")
+
+
+class MatchQuerySet(models.QuerySet["Match"]):
+    """The status sets of matches, named once: ``Match.objects.in_flight()``, ``.done()``."""
+
+    def in_flight(self) -> MatchQuerySet:
+        """Queued or running."""
+        return self.filter(status__in=IN_FLIGHT_STATUSES)
+
+    def done(self) -> MatchQuerySet:
+        """Finished or errored."""
+        return self.filter(status__in=DONE_STATUSES)
+
 
 class Match(models.Model):
-    """One pairing, run exactly once by ``services.match_run``."""
+    """One pairing, played by ``arena.workflows.matches.match_run`` (at least once, recorded
+    exactly once)."""
 
     class Kind(models.TextChoices):
         #: A submission against itself; decides accepted/rejected.
@@ -65,6 +83,8 @@ class Match(models.Model):
     task_id = models.CharField(max_length=64, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
+    objects = MatchQuerySet.as_manager()
+
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["game", "kind"])]
@@ -76,7 +96,7 @@ class Match(models.Model):
     @property
     def is_done(self) -> bool:
         """Finished or errored: nothing will change any more."""
-        return self.status in (self.Status.FINISHED, self.Status.ERROR)
+        return self.status in DONE_STATUSES
 
 
 class Participant(models.Model):

@@ -178,7 +178,7 @@ def match_record_result(*, match: Match, record: MatchRecord) -> Match:
         match=match,
         status=Match.Status.FINISHED,
         winner_seat=record.winner,
-        rounds=json_safe(record.round_results),
+        rounds=json_safe(record.rounds),
         stats=json_safe(record.stats),
         final_state=json_safe(record.final_state),
         summary=text_safe(record.summary(), limit=8000),

@@ -22,7 +22,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from arena.matches.models import Match
+from arena.matches.models import DONE_STATUSES, Match
 from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
 from sandbox import (
@@ -139,7 +139,7 @@ def sandboxes_reap() -> int:
     live = {
         str(pk)
         for pk in Match.objects.filter(pk__in=ids)
-        .exclude(status__in=[Match.Status.FINISHED, Match.Status.ERROR])
+        .exclude(status__in=DONE_STATUSES)
         .values_list("pk", flat=True)
     }
     # Finished, errored, or deleted meanwhile: over.

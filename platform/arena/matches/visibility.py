@@ -18,10 +18,10 @@ everyone else sees:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
-from games.core import Game, get_game_spec, public_reason
+from games.core import Game, LogEntry, get_game_spec, public_reason
 
 #: Entry fields that only the seat's owner reads: prints, exception texts and tracebacks,
 #: refusal reasons, and the raw reply (an illegal reply can carry anything, a sealed choice).
@@ -45,7 +45,7 @@ def _game_class(game_id: str) -> type[Game] | None:
 
 
 def round_reveals(
-    entries: Iterable[Mapping[str, Any]], rounds: Iterable[Mapping[str, Any]] = ()
+    entries: Iterable[LogEntry], rounds: Iterable[Mapping[str, Any]] = ()
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """(seat, round) -> that seat's round result, from the match's rounds and the log's
     ``on_round_end`` calls (the only source while the match runs)."""
@@ -76,15 +76,13 @@ def _seat_of(player_id: object) -> int | None:
 
 def public_entry(
     game: type[Game] | None,
-    entry: Mapping[str, Any],
+    entry: LogEntry,
     reveals: Mapping[tuple[int, int], Mapping[str, Any]],
-) -> dict[str, Any]:
+) -> LogEntry:
     """One log entry as everyone but the seat's owner sees it."""
-    shown = dict(entry)
+    # A comprehension loses the TypedDict: the keys are the entry's own, the values None or its.
+    shown = cast(LogEntry, {k: None if k in OWNER_ONLY_FIELDS else v for k, v in entry.items()})
     shown["failed"] = bool(entry.get("error") or entry.get("illegal"))
-    for key in OWNER_ONLY_FIELDS:
-        if key in shown:
-            shown[key] = None
     seat, method = entry.get("seat"), str(entry.get("method") or "")
     round_no = entry.get("round")
     # Once the call's round has ended its result may reveal more (poker: a showdown).
@@ -131,12 +129,12 @@ def public_match_end_reason(reason: object) -> str:
 
 def public_log(
     game_id: str,
-    entries: list[dict[str, Any]],
+    entries: Sequence[LogEntry],
     owned: set[int],
     rounds: Iterable[Mapping[str, Any]] = (),
     *,
-    selected: list[dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
+    selected: Sequence[LogEntry] | None = None,
+) -> list[LogEntry]:
     """The log (or the ``selected`` part of it) with every seat not in ``owned`` shown in its
     public view; what rounds revealed is read from the whole of ``entries``."""
     shown = entries if selected is None else selected
@@ -145,11 +143,15 @@ def public_log(
     game = _game_class(game_id)
     reveals = round_reveals(entries, rounds)
     return [
-        {**e, "failed": bool(e.get("error") or e.get("illegal"))}
-        if e.get("seat") in owned
-        else public_entry(game, e, reveals)
-        for e in shown
+        _own_entry(e) if e.get("seat") in owned else public_entry(game, e, reveals) for e in shown
     ]
+
+
+def _own_entry(entry: LogEntry) -> LogEntry:
+    """An entry of the viewer's own seat: as stored, marked ``failed`` for display."""
+    own = entry.copy()
+    own["failed"] = bool(entry.get("error") or entry.get("illegal"))
+    return own
 
 
 def public_rounds(

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from arena.matches.models import Match, Participant
+from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings import elo, ladder
 from arena.ratings.models import Rating, RatingChange
@@ -203,7 +203,7 @@ def ladder_pair(*, game: str) -> list[Match]:
         Participant.objects.filter(
             match__game=game,
             match__kind=Match.Kind.RANKED,
-            match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            match__status__in=IN_FLIGHT_STATUSES,
         ).values_list("submission_id", "match_id", "match__status", "submission__house_bot")
     )
     busy = {submission for submission, _, _, _ in in_flight}

@@ -29,9 +29,9 @@ def upload_throttle_check(*, owner: User) -> None:
         field="created",
     )
     in_flight = (
-        Match.objects.filter(
+        Match.objects.in_flight()
+        .filter(
             kind=Match.Kind.VALIDATION,
-            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
             participants__seat=0,
             participants__submission__agent__owner=owner,
         )

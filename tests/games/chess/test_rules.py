@@ -298,5 +298,5 @@ def test_house_bots_finish_a_match() -> None:
         settings=UNTIMED,
     )
     assert record.platform_error is None
-    assert record.rounds == 2
+    assert record.rounds_played == 2
     assert sum(s.score for s in record.seats) == 2.0

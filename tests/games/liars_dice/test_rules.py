@@ -206,7 +206,7 @@ def test_defaults_are_ten_rounds_of_five_dice_each() -> None:
         seed=1,
         settings=MatchSettings(timed=False, keep_stdout=False),
     )
-    assert record.rounds == 10
-    for entry in record.round_results:
+    assert record.rounds_played == 10
+    for entry in record.rounds:
         points = [r["your_points"] for r in entry["result"].values()]
         assert sorted(points)[0] == 0 and 1 <= sorted(points)[1] <= 5

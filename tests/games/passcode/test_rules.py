@@ -228,7 +228,7 @@ def test_the_strong_bot_cracks_every_code_within_seven_probes_when_unopposed() -
             seed=seed,
             settings=MatchSettings(timed=False, keep_stdout=False),
         )
-        for entry in record.round_results:
+        for entry in record.rounds:
             mine = entry["result"]["p0"]
             assert mine["your_points"] == 100, (seed, mine)
             assert mine["your_guess_cycle"] <= 7 and mine["your_questions"] <= 7

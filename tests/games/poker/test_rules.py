@@ -279,7 +279,7 @@ def test_call_only_agents_are_never_refused_and_the_log_shows_the_checks() -> No
     assert {e["reply"]["type"] for e in turns} == {"call"}
     assert {"call", "check"} <= {e["action"]["type"] for e in turns}
     # Nobody folds: every hand is shown down.
-    assert all(r["result"]["p0"]["showdown"] for r in record.round_results)
+    assert all(r["result"]["p0"]["showdown"] for r in record.rounds)
 
 
 def test_two_shovers_call_each_other_instead_of_folding() -> None:
@@ -293,7 +293,7 @@ def test_two_shovers_call_each_other_instead_of_folding() -> None:
     turns = [e for e in record.log if e.get("method") == "on_turn"]
     assert not [e for e in turns if e.get("illegal")]
     assert [e["action"]["type"] for e in turns] == ["all_in", "call"] * 4
-    for entry in record.round_results:
+    for entry in record.rounds:
         result = entry["result"]["p0"]
         assert result["showdown"] and result["pot"] == 40_000 and result["returned"] == 0
 
@@ -462,7 +462,7 @@ def test_the_fourth_invalid_bet_folds_the_hand_and_the_match_goes_on() -> None:
     )
     bad, caller = record.seats
     assert str(bad.reason) == "normal" and str(bad.outcome) == "loss"
-    assert record.rounds == 4
+    assert record.rounds_played == 4
     folds = [e for e in record.log if e.get("method") == "referee"]
     assert len(folds) == 4 and all(e["action"] == {"type": "fold"} for e in folds)
     refused = [e for e in record.log if e.get("method") == "on_turn" and e["seat"] == 0]
@@ -485,5 +485,5 @@ def test_house_bots_finish_a_short_match() -> None:
         settings=UNTIMED,
         config={"hands": 6},
     )
-    assert record.platform_error is None and record.rounds == 6
+    assert record.platform_error is None and record.rounds_played == 6
     assert sum(s.score for s in record.seats) == 0
