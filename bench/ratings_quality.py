@@ -1,7 +1,7 @@
 """Ratings quality: how well the ladder's ratings order a population of known strengths.
 
 Runs the platform's own matchmaking (``arena.ratings.pairing.pair_entries``) and Elo
-(``arena.ratings.elo``, with the recent-games and recent-opponents bookkeeping of
+(``games.core.ranking.elo_update``, with the recent-games and recent-opponents bookkeeping of
 ``arena.ratings.ladder`` that ``rating_apply`` keeps) on a simulated ladder: each agent has a
 true strength on the Elo scale, a match between a and b is won by a with probability
 1 / (1 + 10 ** ((b - a) / 400)) (a draw with probability ``--draws``), no sandbox and no
@@ -36,10 +36,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from arena.ratings import elo, ladder  # noqa: E402
+from arena.ratings import ladder  # noqa: E402
 from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
 
 import games.core.ranking as elo_schedule  # noqa: E402
+from games.core.ranking import ELO_START, EloSide, elo_expected, elo_update  # noqa: E402
 
 CHECKPOINTS = (10, 20, 30)
 #: Simulated time between two passes (the beat's interval is seconds; matches take minutes).
@@ -52,7 +53,7 @@ class Agent:
 
     id: int
     strength: float
-    rating: float = elo.INITIAL_RATING
+    rating: float = ELO_START
     games: int = 0
     load: float = 0.0
     last_played: datetime | None = None
@@ -103,15 +104,15 @@ def bradley_terry(
             )
             for i in range(players)
         ]
-    return [elo.INITIAL_RATING + 400.0 * math.log10(g) for g in gamma]
+    return [ELO_START + 400.0 * math.log10(g) for g in gamma]
 
 
-Update = Callable[[elo.Standing, elo.Standing, float], tuple[float, float]]
+Update = Callable[[EloSide, EloSide, float], tuple[float, float]]
 
 
-def fixed_k_ratings(a: elo.Standing, b: elo.Standing, score_a: float) -> tuple[float, float]:
+def fixed_k_ratings(a: EloSide, b: EloSide, score_a: float) -> tuple[float, float]:
     """The platform's Elo before its K schedule: K 40 for the first 20 games, 20 after."""
-    expected_a = elo.expected_score(a.rating, b.rating)
+    expected_a = elo_expected(a.rating, b.rating)
     k_a, k_b = (40.0 if s.games < 20 else 20.0 for s in (a, b))
     return a.rating + k_a * (score_a - expected_a), b.rating + k_b * (expected_a - score_a)
 
@@ -122,13 +123,13 @@ def play(
     rng: random.Random,
     draws: float,
     now: datetime,
-    update: Update = elo.updated_ratings,
+    update: Update = elo_update,
 ) -> float:
     """One match drawn from the true strengths, applied as ``rating_apply`` does."""
-    p_a = elo.expected_score(a.strength, b.strength)
+    p_a = elo_expected(a.strength, b.strength)
     drawn = rng.random() < draws
     score_a = 0.5 if drawn else (1.0 if rng.random() < p_a else 0.0)
-    new_a, new_b = update(elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a)
+    new_a, new_b = update(EloSide(a.rating, a.games), EloSide(b.rating, b.games), score_a)
     for me, other, new in ((a, b, new_a), (b, a, new_b)):
         me.rating = new
         me.games += 1
@@ -145,12 +146,12 @@ def simulate(
     draws: float,
     seed: int,
     pairing: str,
-    update: Update = elo.updated_ratings,
+    update: Update = elo_update,
     mle: bool = True,
 ) -> dict[str, float]:
     """Kendall's tau at each checkpoint (mean games per agent) for one population."""
     rng = random.Random(seed)
-    population = [Agent(i, rng.gauss(elo.INITIAL_RATING, spread)) for i in range(agents)]
+    population = [Agent(i, rng.gauss(ELO_START, spread)) for i in range(agents)]
     by_id = {a.id: a for a in population}
     now = datetime(2026, 1, 1, tzinfo=UTC)
     taus: dict[str, float] = {}

@@ -52,8 +52,6 @@ from tests.e2e.parts import (  # noqa: E402
 )
 
 GAME = "split-or-steal"
-OPPONENTS_KEPT = 16
-RECENT_S = 24 * 3600.0
 
 
 def log(message: str) -> None:
@@ -113,12 +111,13 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     """Fill the ladder; returns what the measurements need (busiest agent, a recent match)."""
     from arena.accounts.models import User
     from arena.matches.models import Match, Participant
-    from arena.ratings import elo
+    from arena.ratings import ladder
     from arena.ratings.models import Rating, RatingChange
     from arena.submissions.models import Agent, Submission
     from django.db import connection
 
     from games.core import get_game_spec
+    from games.core.ranking import ELO_START, EloSide, elo_expected, elo_update
 
     version = get_game_spec(GAME).version
     now = datetime.now(UTC)
@@ -160,7 +159,7 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     strength = [rng.gauss(1200, 300) for _ in ids]
     by_strength = sorted(range(agents), key=strength.__getitem__)
     place = {a: i for i, a in enumerate(by_strength)}
-    rating = [elo.INITIAL_RATING] * agents
+    rating = [ELO_START] * agents
     games = [0] * agents
     wins, losses, draws = [0] * agents, [0] * agents, [0] * agents
     pay_sum, pay_sq = [0.0] * agents, [0.0] * agents
@@ -177,13 +176,11 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
         b = by_strength[min(agents - 1, max(0, place[a] + rng.randint(-60, 60)))]
         if b == a:
             b = (a + 1) % agents
-        p = elo.expected_score(strength[a], strength[b])
+        p = elo_expected(strength[a], strength[b])
         u = rng.random()
         result = 0 if u < 0.05 else (1 if u < 0.05 + 0.95 * p else -1)
         score = {1: 1.0, 0: 0.5, -1: 0.0}[result]
-        new_a, new_b = elo.updated_ratings(
-            elo.Standing(rating[a], games[a]), elo.Standing(rating[b], games[b]), score
-        )
+        new_a, new_b = elo_update(EloSide(rating[a], games[a]), EloSide(rating[b], games[b]), score)
         at = start + step * m
         pa, pb = float(rng.randint(0, 100)), float(rng.randint(0, 100))
         for me, other, pay, res in ((a, b, pa, result), (b, a, pb, -result)):
@@ -193,13 +190,10 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
             losses[me] += res == -1
             pay_sum[me] += pay
             pay_sq[me] += pay * pay
-            previous = last[me]
-            if previous is not None:
-                load[me] *= math.exp(-(at - previous).total_seconds() / RECENT_S)
-            load[me] += 1.0
+            # The ladder's own aggregates (``rating_apply`` folds a match in the same way).
+            load[me] = ladder.decayed_load(load[me], last[me], at) + 1.0
             last[me] = at
-            opponents[me].insert(0, other + 1)
-            del opponents[me][OPPONENTS_KEPT:]
+            opponents[me] = ladder.opponents_after(opponents[me], other + 1)
         seat_a.append(a)
         seat_b.append(b)
         outcome_a.append(result)

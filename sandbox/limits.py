@@ -14,7 +14,9 @@ from dataclasses import dataclass
 #: The image ``make image`` builds and the docker backend runs. ``ARENA_SANDBOX_IMAGE`` names
 #: another one everywhere at once (platform settings, ``arena play``, the bench, the tests), so a
 #: branch with a changed harness can test its own image without replacing the shared one.
-SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE") or "agent-arena-sandbox:latest"
+#: The image's name when ``ARENA_SANDBOX_IMAGE`` is not set (the platform's settings use it too).
+DEFAULT_SANDBOX_IMAGE = "agent-arena-sandbox:latest"
+SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE") or DEFAULT_SANDBOX_IMAGE
 
 #: How an idle agent is frozen: ``auto`` writes the container's cgroup freezer directly where
 #: this process can reach it and falls back to ``docker pause``; ``pause`` always asks the daemon.

@@ -189,23 +189,6 @@ def round_results(entries: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, A
     return results
 
 
-def last_payload_of(
-    entries: Sequence[Mapping[str, Any]], seat: int, round_no: Any, method: str = "on_turn"
-) -> dict[str, Any]:
-    """The latest visible state sent to ``seat`` in ``round_no`` by ``method`` (or empty)."""
-    found: dict[str, Any] = {}
-    for entry in entries:
-        if (
-            entry.get("seat") == seat
-            and entry.get("round") == round_no
-            and entry.get("method") == method
-        ):
-            data = payload(entry)
-            if data:
-                found = data
-    return found
-
-
 def number(value: Any) -> str:
     """A score as a person reads it: ``250``, ``-19,750``, ``0.5`` (never ``250.0``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -117,8 +117,32 @@ def payoff_summary(
     return PayoffSummary(n, mean, low, high, confidence, qualified=n >= min_matches)
 
 
+def payoff_summary_of_sums(
+    total: float,
+    squares: float,
+    matches: int,
+    *,
+    min_matches: int = DEFAULT_MIN_MATCHES,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PayoffSummary:
+    """``payoff_summary`` from running sums (a ladder row keeps the sum of payoffs, the sum of
+    their squares and their count, not the list)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    if matches <= 0:
+        return PayoffSummary(0, 0.0, None, None, confidence, qualified=min_matches <= 0)
+    mean = total / matches
+    if matches < 2:
+        return PayoffSummary(matches, mean, None, None, confidence, matches >= min_matches)
+    variance = max(0.0, (squares - matches * mean * mean) / (matches - 1))
+    half = student_t_quantile(0.5 + confidence / 2, matches - 1) * math.sqrt(variance / matches)
+    return PayoffSummary(
+        matches, mean, mean - half, mean + half, confidence, qualified=matches >= min_matches
+    )
+
+
 @dataclass(frozen=True)
-class Standing(Generic[K]):
+class PayoffStanding(Generic[K]):
     """A place on a mean-payoff ladder. ``rank`` is 1-based, ``None`` until qualified."""
 
     agent: K
@@ -131,7 +155,7 @@ def rank_by_mean_payoff(
     *,
     min_matches: int = DEFAULT_MIN_MATCHES,
     confidence: float = DEFAULT_CONFIDENCE,
-) -> list[Standing[K]]:
+) -> list[PayoffStanding[K]]:
     """Order agents by mean payoff per match: qualified agents first, ranked 1, 2, …
 
     ``payoffs`` maps each agent to its payoff in every match it played (its own score, not the
@@ -151,13 +175,13 @@ def rank_by_mean_payoff(
             str(a),
         ),
     )
-    standings: list[Standing[K]] = []
+    standings: list[PayoffStanding[K]] = []
     rank = 0
     for agent in order:
         summary = summaries[agent]
         if summary.qualified:
             rank += 1
-        standings.append(Standing(agent, rank if summary.qualified else None, summary))
+        standings.append(PayoffStanding(agent, rank if summary.qualified else None, summary))
     return standings
 
 
@@ -171,19 +195,46 @@ def elo_k(games: int) -> float:
     return max(ELO_K_FLOOR, ELO_K_SCALE / (max(games, 0) + ELO_K_OFFSET))
 
 
-def elo_ratings(results: Iterable[tuple[K, K, float]]) -> dict[K, float]:
-    """Elo after ``(a, b, score_of_a)`` results in match order (1 win, ½ draw, 0 loss).
+def elo_is_provisional(games: int) -> bool:
+    """Whether a rating with ``games`` rated games behind it is still shown as provisional."""
+    return games < ELO_PROVISIONAL_GAMES
 
-    The platform's rule: start 1200, each side with its own ``elo_k`` of the games it played.
+
+#: The score of an outcome in the Elo update (a forfeit is recorded as a loss).
+ELO_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class EloSide:
+    """What the Elo update needs to know about one side: its rating and its rated games."""
+
+    rating: float
+    games: int
+
+
+def elo_update(a: EloSide, b: EloSide, score_a: float) -> tuple[float, float]:
+    """New ratings of ``a`` and ``b`` after a game where ``a`` scored ``score_a`` (1, ½ or 0).
+
+    The one Elo rule of the project (the ladder, ``arena simulate``, the benches): each side
+    moves by its own ``elo_k``, so the sum is not conserved when their games differ.
     """
+    if score_a not in (0.0, 0.5, 1.0):
+        raise ValueError(f"score must be 0, 0.5 or 1, got {score_a}")
+    expected_a = elo_expected(a.rating, b.rating)
+    new_a = a.rating + elo_k(a.games) * (score_a - expected_a)
+    new_b = b.rating + elo_k(b.games) * ((1.0 - score_a) - (1.0 - expected_a))
+    return new_a, new_b
+
+
+def elo_ratings(results: Iterable[tuple[K, K, float]]) -> dict[K, float]:
+    """Elo after ``(a, b, score_of_a)`` results in match order (1 win, ½ draw, 0 loss), each
+    player starting at ``ELO_START``."""
     ratings: dict[K, float] = {}
     games: dict[K, int] = {}
     for a, b, score in results:
-        ra, rb = ratings.get(a, ELO_START), ratings.get(b, ELO_START)
-        expected = elo_expected(ra, rb)
-        ka, kb = elo_k(games.get(a, 0)), elo_k(games.get(b, 0))
-        ratings[a] = ra + ka * (score - expected)
-        ratings[b] = rb + kb * ((1 - score) - (1 - expected))
-        games[a] = games.get(a, 0) + 1
-        games[b] = games.get(b, 0) + 1
+        side_a = EloSide(ratings.get(a, ELO_START), games.get(a, 0))
+        side_b = EloSide(ratings.get(b, ELO_START), games.get(b, 0))
+        ratings[a], ratings[b] = elo_update(side_a, side_b, score)
+        games[a] = side_a.games + 1
+        games[b] = side_b.games + 1
     return ratings

@@ -92,11 +92,6 @@ def candidate_probes(used_digits: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted({_canonical(c, free) for c in ALL_CODES}))
 
 
-def worst_and_expected(probe: str, remaining: tuple[str, ...]) -> tuple[int, float]:
-    """The largest part and the expected part size after asking ``probe``."""
-    return _split(_MASKS[probe], [_MASKS[c] for c in remaining])
-
-
 def _split(probe_mask: int, masks: list[int]) -> tuple[int, float]:
     parts = Counter([(probe_mask & m).bit_count() for m in masks]).values()
     return max(parts), sum(v * v for v in parts) / len(masks)

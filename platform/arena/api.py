@@ -29,6 +29,7 @@ from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
 from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, leaderboard_page
 from arena.submissions import selectors as submission_selectors
+from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.services import submission_deactivate
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
@@ -75,7 +76,7 @@ ERRORS: dict[int, type[Error]] = {
 }
 
 
-def refusal(
+def api_refusal(
     message: str,
     status: int,
     details: list[dict[str, Any]] | None = None,
@@ -168,12 +169,12 @@ api = NinjaAPI(
 @api.exception_handler(Refused)
 def _refused(request: HttpRequest, exc: Refused) -> HttpResponse:
     retry = exc.retry_after_s if isinstance(exc, RateLimited) else None
-    return refusal(exc.message, exc.status, exc.details, retry_after_s=retry)
+    return api_refusal(exc.message, exc.status, exc.details, retry_after_s=retry)
 
 
 @api.exception_handler(InvalidToken)
 def _invalid_token(request: HttpRequest, exc: InvalidToken) -> HttpResponse:
-    return refusal(
+    return api_refusal(
         "invalid token: use the header `Authorization: Token <key>` "
         "with a key from POST /api/token",
         401,
@@ -182,7 +183,7 @@ def _invalid_token(request: HttpRequest, exc: InvalidToken) -> HttpResponse:
 
 @api.exception_handler(AuthenticationError)
 def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
-    return refusal(
+    return api_refusal(
         "authentication required: send `Authorization: Token <key>` (get one from POST /api/token)",
         401,
     )
@@ -202,7 +203,7 @@ def _validation_details(errors: list[dict[str, Any]] | list[Any]) -> list[dict[s
 def _schema_refusal(errors: list[dict[str, Any]] | list[Any]) -> HttpResponse:
     details = _validation_details(errors)
     summary = "; ".join(d["message"] for d in details[:3])
-    return refusal(
+    return api_refusal(
         f"the request does not match the API's schema ({summary}); see /api/openapi.json",
         400,
         details,
@@ -227,7 +228,7 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
             "the body is not valid JSON: send a JSON object with the header "
             "`Content-Type: application/json`"
         )
-    return refusal(message, exc.status_code)
+    return api_refusal(message, exc.status_code)
 
 
 # --- Endpoints ------------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def token(request: HttpRequest, body: TokenIn) -> Any:
 
         return login_lockout_response(request, None)
     if user is None:
-        return refusal("wrong username or password (or the account is disabled)", 401)
+        return api_refusal("wrong username or password (or the account is disabled)", 401)
     return {"token": token_get_or_create(user=user).key}
 
 
@@ -356,8 +357,7 @@ def submissions(request: HttpRequest) -> Any:
         form = SubmissionFormIn.model_validate({"name": request.POST.get("name")})
         submission = submission_upload(
             owner=owner,
-            # Enough to say it is too big; the request cap bounds what was read at all.
-            data=upload.read(4 * 1024 * 1024 + 1),
+            data=upload.read(UPLOAD_READ_LIMIT_BYTES),
             name=form.name,
             filename=upload.name,
             size=upload.size,  # the real size, for the size error
@@ -566,6 +566,6 @@ def leaderboard_view(
 
 def not_found(request: HttpRequest) -> HttpResponse:
     """Any /api/ path no endpoint answers."""
-    return refusal(
+    return api_refusal(
         f"no API endpoint at {request.path}: see /api/openapi.json for the endpoints", 404
     )

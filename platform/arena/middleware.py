@@ -59,7 +59,7 @@ def json_depth(body: bytes, limit: int) -> int:
     return deepest
 
 
-def refusal(request: HttpRequest, message: str, status: int) -> HttpResponse:
+def input_refusal(request: HttpRequest, message: str, status: int) -> HttpResponse:
     """The API's error shape under /api/, plain text elsewhere."""
     if request.path_info.startswith("/api/"):
         return JsonResponse({"error": message, "details": []}, status=status)
@@ -77,9 +77,9 @@ class RequestGuardMiddleware:
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
-            return refusal(request, "the Content-Length header is not a number", 400)
+            return input_refusal(request, "the Content-Length header is not a number", 400)
         if length > limit:
-            return refusal(
+            return input_refusal(
                 request,
                 f"the request body is {length:,} bytes; the limit is {limit:,} bytes. "
                 f"Agents may be at most {settings.ARENA_UPLOAD_MAX_BYTES:,} bytes: upload the "
@@ -90,7 +90,7 @@ class RequestGuardMiddleware:
             # JSON, or anything a JSON endpoint might parse as JSON whatever its Content-Type.
             depth = json_depth(request.body, settings.ARENA_JSON_MAX_DEPTH)
             if depth > settings.ARENA_JSON_MAX_DEPTH:
-                return refusal(
+                return input_refusal(
                     request,
                     f"the JSON body nests more than {settings.ARENA_JSON_MAX_DEPTH} levels deep; "
                     "send a flatter document",
@@ -98,7 +98,7 @@ class RequestGuardMiddleware:
                 )
         problem = self._bad_input(request)
         if problem:
-            return refusal(request, problem, 400)
+            return input_refusal(request, problem, 400)
         return self.get_response(request)
 
     def process_view(
@@ -112,7 +112,7 @@ class RequestGuardMiddleware:
         overflow in the query."""
         for value in [*args, *kwargs.values()]:
             if isinstance(value, int) and not -(2**63) <= value < 2**63:
-                return refusal(request, f"no such object: {value} is not a valid id", 404)
+                return input_refusal(request, f"no such object: {value} is not a valid id", 404)
         return None
 
     def _bad_input(self, request: HttpRequest) -> str | None:

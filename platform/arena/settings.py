@@ -15,6 +15,8 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from sandbox.limits import DEFAULT_SANDBOX_IMAGE
+
 ROOT_DIR = Path(__file__).resolve().parents[2]
 BASE_DIR = ROOT_DIR
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", ROOT_DIR / "var"))
@@ -294,7 +296,7 @@ ARENA_SANDBOX_BACKEND = os.environ.get("ARENA_SANDBOX_BACKEND", "auto")
 ARENA_ALLOW_PROCESS_SANDBOX = env_bool("ARENA_ALLOW_PROCESS_SANDBOX", DEBUG)
 #: The image uploaded agents run in (``make image`` builds the default) and the container
 #: runtime: empty for the engine's default (runc), ``runsc`` for gVisor where it is installed.
-ARENA_SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
+ARENA_SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "") or DEFAULT_SANDBOX_IMAGE
 ARENA_SANDBOX_RUNTIME = os.environ.get("ARENA_SANDBOX_RUNTIME", "") or None
 #: How a waiting agent is frozen: ``auto`` writes its container's cgroup freezer directly where
 #: the worker can reach it (about 0.1 ms), else ``docker pause``; ``pause`` always uses the daemon.

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from arena.ratings.elo import Standing, expected_score, k_factor, updated_ratings
+
+from games.core.ranking import EloSide as Standing
+from games.core.ranking import elo_expected as expected_score
+from games.core.ranking import elo_k as k_factor
+from games.core.ranking import elo_update as updated_ratings
 
 
 def test_equal_ratings_expect_half() -> None:

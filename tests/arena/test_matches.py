@@ -231,9 +231,10 @@ def test_at_most_three_active_per_game(make_user: Any, committed: Any, starter_s
 
 
 def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> None:
-    from arena.ratings import elo
     from arena.submissions.services import house_submission_ensure
     from arena.workflows.matches import match_void
+
+    from games.core.ranking import ELO_SCORES, EloSide, elo_update
 
     steal, split, tft = (
         house_submission_ensure(game="split-or-steal", bot=b)
@@ -248,13 +249,13 @@ def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> 
     match_void(match=matches[1])
 
     # What the ladder must hold: Elo over the first and third matches only, from 1200.
-    standing = {s.pk: elo.Standing(1200.0, 0) for s in (steal, split, tft)}
+    standing = {s.pk: EloSide(1200.0, 0) for s in (steal, split, tft)}
     for index in (0, 2):
         a, b = pairs[index]
         seats = {p.submission_id: p.outcome for p in matches[index].participants.all()}
-        new_a, new_b = elo.updated_ratings(standing[a.pk], standing[b.pk], elo.SCORES[seats[a.pk]])
-        standing[a.pk] = elo.Standing(new_a, standing[a.pk].games + 1)
-        standing[b.pk] = elo.Standing(new_b, standing[b.pk].games + 1)
+        new_a, new_b = elo_update(standing[a.pk], standing[b.pk], ELO_SCORES[seats[a.pk]])
+        standing[a.pk] = EloSide(new_a, standing[a.pk].games + 1)
+        standing[b.pk] = EloSide(new_b, standing[b.pk].games + 1)
     for s in (steal, split, tft):
         rating = Rating.objects.get(submission=s)
         assert (rating.rating, rating.games) == (standing[s.pk].rating, standing[s.pk].games)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.limits import SANDBOX_IMAGE
 from tests.conftest import require_part
 from tests.e2e.parts import (
     ROOT,
@@ -43,7 +44,7 @@ KILLS = 8
 KILL_EVERY_S = 5.0
 SETTLE_S = 120.0
 #: The sandbox image of this tree (`make image`); ARENA_SANDBOX_IMAGE names another build.
-IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
+IMAGE = SANDBOX_IMAGE
 
 SETUP = """
 import json

@@ -12,12 +12,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case, Count, F, Q, QuerySet, Value, When
+from django.db.models import Case, F, Q, QuerySet, Value, When
 
-from arena.ratings import elo, ladder
 from arena.ratings.models import Rating, RatingChange
 from arena.submissions.models import Agent
-from games.core import available_game_ids, get_game_spec
+from games.core import get_game_spec
+from games.core.ranking import elo_is_provisional, payoff_summary_of_sums
 
 #: Rows per leaderboard page (web and API); the API accepts up to ``MAX_PER_PAGE``.
 PER_PAGE = 50
@@ -138,7 +138,7 @@ _ROW_FIELDS = (
 
 
 def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[str, Any]:
-    payoff = ladder.payoff_summary(r["payoff_sum"], r["payoff_squares"], r["games"])
+    payoff = payoff_summary_of_sums(r["payoff_sum"], r["payoff_squares"], r["games"])
     bb_matches = r["bb_per_100_matches"]
     bb = r["bb_per_100_sum"] / bb_matches if bb_matches else None
     return {
@@ -152,10 +152,10 @@ def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[s
         "wins": r["wins"],
         "losses": r["losses"],
         "draws": r["draws"],
-        "provisional": elo.is_provisional(r["games"]),
+        "provisional": elo_is_provisional(r["games"]),
         "active": r["submission__active"],
         "bb_per_100": round(bb, 1) if bb is not None else None,
-        "mean_payoff": round(payoff.mean, 2) if payoff.mean is not None else None,
+        "mean_payoff": round(payoff.mean, 2) if payoff.matches else None,
         "payoff_interval": round(payoff.half_width, 2) if payoff.half_width is not None else None,
         # Mean-payoff ladders: has the entry played enough matches to be ranked by it?
         "ranked": ranking != "mean_payoff" or r["games"] >= min_matches,
@@ -222,21 +222,6 @@ def leaderboard_page(
 def leaderboard(*, game: str) -> list[dict[str, Any]]:
     """The first page of ``game``'s ladder (rows only)."""
     return leaderboard_page(game=game).rows
-
-
-def ladder_sizes() -> dict[str, int]:
-    """How many entries each game's current ladder has (one query for every game)."""
-    current = {game: get_game_spec(game).version for game in available_game_ids()}
-    sizes = dict.fromkeys(current, 0)
-    counted = (
-        Rating.objects.filter(game__in=current)
-        .values("game", "game_version")
-        .annotate(entries=Count("id"))
-    )
-    for row in counted:
-        if current.get(row["game"]) == row["game_version"]:
-            sizes[row["game"]] = row["entries"]
-    return sizes
 
 
 #: An agent page charts at most this many of the latest rating changes.

@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.services import matches_create_ranked
-from arena.ratings import elo, ladder
+from arena.ratings import ladder
 from arena.ratings.models import Rating, RatingChange
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
+from games.core.ranking import ELO_SCORES, EloSide, elo_update
 
 logger = logging.getLogger(__name__)
 
@@ -96,10 +97,8 @@ def rating_apply(*, match: Match) -> None:
         .order_by("id")
     }
     a, b = (locked[p.submission_id] for p in seats)
-    score_a = elo.SCORES[seats[0].outcome]
-    new_a, new_b = elo.updated_ratings(
-        elo.Standing(a.rating, a.games), elo.Standing(b.rating, b.games), score_a
-    )
+    score_a = ELO_SCORES[seats[0].outcome]
+    new_a, new_b = elo_update(EloSide(a.rating, a.games), EloSide(b.rating, b.games), score_a)
     at = match.finished or timezone.now()
     changes = []
     for participant, rating, new, other in (

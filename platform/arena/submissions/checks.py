@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 from games.core import available_game_ids
 
+#: How much of an uploaded file is read at most: enough to tell it is too big (the size rule
+#: reports the file's real size); the request size cap bounds what was received at all.
+UPLOAD_READ_LIMIT_BYTES = 4 * 1024 * 1024 + 1
+
 #: How deep an upload's syntax tree may nest (expressions inside expressions, blocks inside
 #: blocks, a 500-branch elif chain). Real agents stay far below; CPython's compiler gives up
 #: somewhere between 1,000 and 3,000 and its parser with MemoryError or RecursionError.

@@ -13,15 +13,16 @@ from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
 from arena.matches.selectors import match_log, ranked_matches_of_agent
 from arena.ratings.charts import rating_chart_svg
-from arena.ratings.elo import INITIAL_RATING
 from arena.ratings.selectors import rating_history
 from arena.submissions import selectors
+from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
 from arena.submissions.models import Submission
 from arena.submissions.services import submission_deactivate
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
+from games.core.ranking import ELO_START
 
 
 def _owned(request: HttpRequest, submission_id: int) -> Submission:
@@ -44,7 +45,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         try:
             submission = submission_upload(
                 owner=request.user,
-                data=upload_file.read(4 * 1024 * 1024 + 1),
+                data=upload_file.read(UPLOAD_READ_LIMIT_BYTES),
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
                 size=upload_file.size,
@@ -181,7 +182,7 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "is_owner": request.user.is_authenticated
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
-            "current": points[-1] if points else INITIAL_RATING,
+            "current": points[-1] if points else ELO_START,
             "matches": rows,
         },
     )

@@ -107,3 +107,26 @@ def test_simulate_reports_elo_for_an_elo_game() -> None:
     summary = out["summary"]
     assert summary["ranking"] == "elo"
     assert summary["elo"][0] > 1200 > summary["elo"][1]
+
+
+def test_a_ladder_rows_running_sums_give_the_same_payoff_summary() -> None:
+    from games.core.ranking import payoff_summary_of_sums
+
+    payoffs = [0.0, 50.0, 50.0, 100.0, 25.0]
+    direct = payoff_summary(payoffs, min_matches=3)
+    summed = payoff_summary_of_sums(
+        sum(payoffs), sum(p * p for p in payoffs), len(payoffs), min_matches=3
+    )
+    assert (summed.matches, summed.qualified) == (direct.matches, direct.qualified)
+    assert summed.mean == pytest.approx(direct.mean)
+    assert summed.half_width == pytest.approx(direct.half_width)
+    assert payoff_summary_of_sums(0.0, 0.0, 0).matches == 0
+
+
+def test_elo_ratings_replays_the_one_elo_update() -> None:
+    from games.core.ranking import EloSide, elo_update
+
+    a, b = elo_update(EloSide(1200.0, 0), EloSide(1200.0, 0), 1.0)
+    assert elo_ratings([("a", "b", 1.0)]) == {"a": a, "b": b}
+    a2, b2 = elo_update(EloSide(a, 1), EloSide(b, 1), 0.0)
+    assert elo_ratings([("a", "b", 1.0), ("a", "b", 0.0)]) == {"a": a2, "b": b2}
