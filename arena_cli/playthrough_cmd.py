@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from games.core import UnknownGameError, available_game_ids, get_game_spec
-from games.core.playthrough import PLAYTHROUGHS, replay, write_playthroughs
+from games.core.playthrough import replay, write_playthroughs
 
 
 def register(subparsers: Any) -> None:
@@ -33,17 +33,17 @@ def register(subparsers: Any) -> None:
 
 def cmd_playthroughs(args: argparse.Namespace) -> int:
     """``arena playthroughs``."""
-    games = [args.game] if args.game else [g for g in available_game_ids() if g in PLAYTHROUGHS]
+    games = [args.game] if args.game else available_game_ids()
     for game_id in games:
         try:
-            get_game_spec(game_id)
+            spec = get_game_spec(game_id)
         except UnknownGameError as exc:
             print(f"arena playthroughs: {exc}", file=sys.stderr)
             return 2
-        if game_id not in PLAYTHROUGHS:
+        if not spec.playthroughs and args.game:
             print(
-                f"arena playthroughs: {game_id} has no playthroughs listed; add it to "
-                "PLAYTHROUGHS in games/core/playthrough.py",
+                f"arena playthroughs: {game_id} has no playthroughs listed; add them to "
+                f"ARENA_GAME in its package's __init__.py",
                 file=sys.stderr,
             )
             return 2
@@ -53,7 +53,7 @@ def cmd_playthroughs(args: argparse.Namespace) -> int:
             for path in write_playthroughs(game_id):
                 print(f"wrote {path}")
             continue
-        for playthrough in PLAYTHROUGHS[game_id]:
+        for playthrough in get_game_spec(game_id).playthroughs:
             result = replay(game_id, playthrough)
             status = "same" if not result.diff else "STALE" if result.stale else "DIFFERS"
             differing += bool(result.diff)

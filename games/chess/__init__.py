@@ -4,21 +4,25 @@ from games.chess.action_parser import ChessActionParser
 from games.chess.config import ChessConfig
 from games.chess.game import ChessGame
 from games.chess.state_adapter import ChessStateAdapter
-from games.core import ArenaConfig
+from games.core.manifest import GamePackage, Playthrough
 
-
-def create_game(arena_config: ArenaConfig) -> ChessGame:
-    """Build the game for the seats, seed and config of ``arena_config``."""
-    players = [p.id for p in arena_config.players]
-    return ChessGame(
-        players=players, config=ChessConfig(**arena_config.config), seed=arena_config.seed
-    )
-
+#: What the registry finds in this folder (``games.core.manifest``). Playthroughs are short
+#: matches where a full one would make a file of megabytes.
+ARENA_GAME = GamePackage(
+    game_class=ChessGame,
+    state_adapter_class=ChessStateAdapter,
+    action_parser_class=ChessActionParser,
+    playthroughs=(
+        Playthrough(("greedy", "random"), 1, {"games": 1}),
+        Playthrough(("random", "greedy"), 2, {"games": 1}),
+    ),
+    order=70,
+)
 
 __all__ = [
+    "ARENA_GAME",
     "ChessActionParser",
     "ChessConfig",
     "ChessGame",
     "ChessStateAdapter",
-    "create_game",
 ]

@@ -1,8 +1,9 @@
 """The contracts every game implements and the referee that plays them (docs/games.md).
 
 Public surface: ``Game``, ``StateAdapter``, ``ActionParser``, ``GameConfig``, ``ArenaConfig``,
-``GAME_REGISTRY`` with its helpers, ``AgentHandle`` and ``InProcessAgentHandle``, ``play_match``
-with ``MatchSettings``, and ``MatchRecord``.
+the registry of games found by their folder (``GamePackage`` is what a folder declares),
+``AgentHandle`` and ``InProcessAgentHandle``, ``play_match`` with ``MatchSettings``, and
+``MatchRecord``.
 """
 
 from games.core.action_parser import ActionParser
@@ -18,21 +19,23 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
+from games.core.manifest import GamePackage, LadderFigure, Playthrough
 from games.core.record import LogEntry, MatchRecord, Outcome, Reason, SeatResult, public_reason
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import (
-    GAME_REGISTRY,
     GameSpec,
     UnknownGameError,
     available_game_ids,
     create_game,
+    forget_games,
+    game_packages,
     get_game_spec,
     house_bot_class,
+    register_game,
 )
 from games.core.state_adapter import StateAdapter, agent_action, seat_name
 
 __all__ = [
-    "GAME_REGISTRY",
     "Action",
     "ActionParseError",
     "ActionParser",
@@ -46,15 +49,18 @@ __all__ = [
     "CallResult",
     "Game",
     "GameConfig",
+    "GamePackage",
     "GameSpec",
     "IllegalActionError",
     "InProcessAgentHandle",
+    "LadderFigure",
     "LogEntry",
     "MatchRecord",
     "MatchSettings",
     "Outcome",
     "PlatformError",
     "PlayerSpec",
+    "Playthrough",
     "Reason",
     "SeatResult",
     "StateAdapter",
@@ -62,9 +68,12 @@ __all__ = [
     "agent_action",
     "available_game_ids",
     "create_game",
+    "forget_games",
+    "game_packages",
     "get_game_spec",
     "house_bot_class",
     "play_match",
     "public_reason",
+    "register_game",
     "seat_name",
 ]

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from games.core.agent import InProcessAgentHandle
+from games.core.manifest import Playthrough
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import get_game_spec
 
@@ -28,58 +29,6 @@ from games.core.registry import get_game_spec
 PLAYTHROUGH_DIR = "playthroughs"
 #: What replaces ``match_info["rules"]`` in a recording.
 RULES_PLACEHOLDER = "<rules.md>"
-
-
-@dataclass(frozen=True)
-class Playthrough:
-    """Which match to record: two house bots, a seed and a config (``{}``: the defaults)."""
-
-    bots: tuple[str, str]
-    seed: int
-    config: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def filename(self) -> str:
-        """``<bot>--<bot>--seed<N>.txt``."""
-        return f"{self.bots[0]}--{self.bots[1]}--seed{self.seed}.txt"
-
-
-#: Per game, the matches recorded. Default rules, with fewer rounds where a full match would make
-#: a file of megabytes (every state repeats the history of the match so far).
-PLAYTHROUGHS: dict[str, tuple[Playthrough, ...]] = {
-    "simple-card": (
-        Playthrough(("random", "highest"), 1),
-        Playthrough(("counter", "lowest"), 2),
-    ),
-    "split-or-steal": (
-        Playthrough(("message-reader", "tit-for-tat"), 1),
-        Playthrough(("grudger", "always-steal"), 2),
-    ),
-    "liars-dice": (
-        Playthrough(("reader", "probability"), 1, {"rounds": 2}),
-        Playthrough(("random", "reader"), 2, {"rounds": 2}),
-    ),
-    "nil-recruitment": (
-        Playthrough(("shading", "proportional"), 1),
-        Playthrough(("spend-everything", "shading"), 2),
-    ),
-    "nuclear-war": (
-        Playthrough(("reputation", "equilibrium"), 1),
-        Playthrough(("always-stand", "grudger"), 2),
-    ),
-    "passcode": (
-        Playthrough(("strong", "solver"), 1),
-        Playthrough(("random", "strong"), 2),
-    ),
-    "chess": (
-        Playthrough(("greedy", "random"), 1, {"games": 1}),
-        Playthrough(("random", "greedy"), 2, {"games": 1}),
-    ),
-    "poker": (
-        Playthrough(("hand-strength", "raise-happy"), 1, {"hands": 6}),
-        Playthrough(("always-call", "hand-strength"), 2, {"hands": 6}),
-    ),
-}
 
 
 def playthrough_dir(game_id: str) -> Path:
@@ -179,7 +128,7 @@ def write_playthroughs(game_id: str) -> list[Path]:
     """Record every playthrough of ``game_id`` into its directory; remove stale files."""
     directory = playthrough_dir(game_id)
     directory.mkdir(exist_ok=True)
-    wanted = {p.filename: p for p in PLAYTHROUGHS[game_id]}
+    wanted = {p.filename: p for p in get_game_spec(game_id).playthroughs}
     for old in directory.glob("*.txt"):
         if old.name not in wanted:
             old.unlink()

@@ -1,9 +1,12 @@
-"""``GAME_REGISTRY``: every game the platform knows, resolved lazily.
+"""Every game the platform knows, found by its folder.
 
-Paths are strings resolved with importlib only when a game is used, so listing games imports
-nothing heavy. Beyond the engine's classes each entry names its house bots (``bots``: a dict of
-bot name to a zero-argument ``Agent`` class) and its replay presenter (``presenter``: see
-``games/core/presenter.py``). The starter agent and rules are files beside the game module.
+A game is a package under ``games/`` whose ``__init__.py`` declares ``ARENA_GAME`` (a
+``games.core.manifest.GamePackage``): its engine, state adapter and parser classes, and where its
+bots and replay presenter live, its playthroughs and its ladder figures. Packages named in the
+environment variable ``ARENA_GAME_PACKAGES`` (comma-separated importable names, e.g. a game kept
+outside this tree) are added the same way. Nothing else lists games: adding one is adding a folder
+(docs/games.md). Games are discovered on first use, not at import (a game's package imports
+``games.core`` itself); bots and presenters are imported only when used.
 """
 
 from __future__ import annotations
@@ -11,41 +14,77 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
+import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import games
 from games.core.action_parser import ActionParser
 from games.core.config import ArenaConfig, GameConfig
 from games.core.game import Game
+from games.core.manifest import GamePackage, LadderFigure, Playthrough
 from games.core.presenter import Presenter, generic_present
 from games.core.state_adapter import StateAdapter
 
-
-def _entry(package: str, prefix: str) -> dict[str, str]:
-    return {
-        "game_module": f"games.{package}",
-        "game_class": f"games.{package}.game.{prefix}Game",
-        "game_factory": f"games.{package}.create_game",
-        "state_adapter_class": f"games.{package}.state_adapter.{prefix}StateAdapter",
-        "action_parser_class": f"games.{package}.action_parser.{prefix}ActionParser",
-        "config_class": f"games.{package}.config.{prefix}Config",
-        "bots": f"games.{package}.bots.BOTS",
-        "presenter": f"games.{package}.presenter.present",
-    }
+#: The environment variable naming extra game packages (comma-separated import names).
+EXTRA_GAME_PACKAGES_ENV = "ARENA_GAME_PACKAGES"
 
 
-GAME_REGISTRY: dict[str, dict[str, str]] = {
-    "simple-card": _entry("simple_card", "SimpleCard"),
-    "split-or-steal": _entry("split_or_steal", "SplitOrSteal"),
-    "liars-dice": _entry("liars_dice", "LiarsDice"),
-    "nil-recruitment": _entry("nil_recruitment", "NilRecruitment"),
-    "nuclear-war": _entry("nuclear_war", "NuclearWar"),
-    "passcode": _entry("passcode", "Passcode"),
-    "chess": _entry("chess", "Chess"),
-    "poker": _entry("poker", "Poker"),
-}
+@dataclass(frozen=True)
+class _Found:
+    """A discovered game: its package's import name and what it declares."""
+
+    module: str
+    package: GamePackage
+
+
+def _game_packages_to_scan() -> list[str]:
+    builtin = [
+        f"games.{info.name}"
+        for info in pkgutil.iter_modules(games.__path__)
+        if info.ispkg and info.name != "core"
+    ]
+    extra = os.environ.get(EXTRA_GAME_PACKAGES_ENV, "")
+    return builtin + [name.strip() for name in extra.split(",") if name.strip()]
+
+
+@cache
+def _discovered() -> dict[str, _Found]:
+    """Game id -> its package, in listing order (``GamePackage.order``, then id)."""
+    found: dict[str, _Found] = {}
+    for module_name in _game_packages_to_scan():
+        module = importlib.import_module(module_name)
+        package = getattr(module, "ARENA_GAME", None)
+        if not isinstance(package, GamePackage):
+            continue  # a helper package, not a game
+        game_id = package.game_class.game_type
+        if game_id in found:
+            raise ValueError(
+                f"two game packages declare the id {game_id!r}: "
+                f"{found[game_id].module} and {module_name}"
+            )
+        found[game_id] = _Found(module_name, package)
+    return dict(sorted(found.items(), key=lambda item: (item[1].package.order, item[0])))
+
+
+def game_packages() -> dict[str, _Found]:
+    """The discovered games (a dict tests may extend with ``register_game``)."""
+    return _discovered()
+
+
+def register_game(module_name: str, package: GamePackage) -> None:
+    """Add a game that is not in a scanned folder (tests); ``forget_games`` undoes it."""
+    _discovered()[package.game_class.game_type] = _Found(module_name, package)
+    get_game_spec.cache_clear()
+
+
+def forget_games() -> None:
+    """Discover the games again on next use (after ``ARENA_GAME_PACKAGES`` changed)."""
+    _discovered.cache_clear()
+    get_game_spec.cache_clear()
 
 
 class UnknownGameError(KeyError):
@@ -62,12 +101,8 @@ def resolve(dotted_path: str) -> Any:
 
 
 def available_game_ids() -> list[str]:
-    """Ids of registered games whose package is present in this tree, in registry order."""
-    ids = []
-    for game_id, entry in GAME_REGISTRY.items():
-        if importlib.util.find_spec(entry["game_module"]) is not None:
-            ids.append(game_id)
-    return ids
+    """Ids of every discovered game, in listing order."""
+    return list(game_packages())
 
 
 @dataclass(frozen=True)
@@ -83,6 +118,10 @@ class GameSpec:
     package_dir: Path
     #: Turns a match's log into replay frames (``games/<game>/presenter.py``).
     presenter: Presenter = generic_present
+    #: The golden playthroughs recorded for the game.
+    playthroughs: tuple[Playthrough, ...] = ()
+    #: Figures of the game's own its ladder shows (poker's BB/100).
+    ladder_figures: tuple[LadderFigure, ...] = ()
 
     @property
     def title(self) -> str:
@@ -136,40 +175,44 @@ class GameSpec:
 
 @cache
 def get_game_spec(game_id: str) -> GameSpec:
-    """Resolve a registry entry; raise ``UnknownGameError`` for an id not registered."""
-    entry = GAME_REGISTRY.get(game_id)
-    if entry is None or importlib.util.find_spec(entry["game_module"]) is None:
+    """Resolve a discovered game; raise ``UnknownGameError`` for an id no folder declares."""
+    found = game_packages().get(game_id)
+    if found is None:
         raise UnknownGameError(game_id)
-    module = importlib.import_module(entry["game_module"])
+    module = importlib.import_module(found.module)
+    package = found.package
     return GameSpec(
         id=game_id,
-        game_class=resolve(entry["game_class"]),
-        state_adapter_class=resolve(entry["state_adapter_class"]),
-        action_parser_class=resolve(entry["action_parser_class"]),
-        config_class=resolve(entry["config_class"]),
-        bots=dict(resolve(entry["bots"])),
+        game_class=package.game_class,
+        state_adapter_class=package.state_adapter_class,
+        action_parser_class=package.action_parser_class,
+        config_class=package.game_class.config_class,
+        bots=dict(resolve(f"{found.module}.{package.bots}")),
         package_dir=Path(module.__file__ or "").parent,
-        presenter=_presenter(entry),
+        presenter=_presenter(found),
+        playthroughs=package.playthroughs,
+        ladder_figures=package.ladder_figures,
     )
 
 
-def _presenter(entry: dict[str, str]) -> Presenter:
-    """The game's replay presenter, or the generic one for a game that has none yet."""
-    path = entry.get("presenter")
-    if path is None or importlib.util.find_spec(path.rpartition(".")[0]) is None:
+def _presenter(found: _Found) -> Presenter:
+    """The game's replay presenter, or the generic one for a game that has none."""
+    if found.package.presenter is None:
+        return generic_present
+    path = f"{found.module}.{found.package.presenter}"
+    if importlib.util.find_spec(path.rpartition(".")[0]) is None:
         return generic_present
     presenter: Presenter = resolve(path)
     return presenter
 
 
 def create_game(arena_config: ArenaConfig) -> Game:
-    """Instantiate and reset the game ``arena_config`` names, through its own factory."""
-    entry = GAME_REGISTRY.get(arena_config.game)
-    if entry is None:
-        raise UnknownGameError(arena_config.game)
-    factory = resolve(entry["game_factory"])
-    game: Game = factory(arena_config)
-    return game
+    """Instantiate and reset the game ``arena_config`` names, its config validated."""
+    spec = get_game_spec(arena_config.game)
+    config: GameConfig = spec.config_class(**arena_config.config)
+    return spec.game_class(
+        players=[p.id for p in arena_config.players], config=config, seed=arena_config.seed
+    )
 
 
 def house_bot_class(game_id: str, bot_name: str) -> type:

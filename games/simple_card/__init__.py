@@ -1,16 +1,28 @@
 """Simple-card: the reference game (docs/games.md). Copy this package to start a new game."""
 
-from games.core import ArenaConfig
+from games.core.manifest import GamePackage, Playthrough
+from games.simple_card.action_parser import SimpleCardActionParser
 from games.simple_card.config import SimpleCardConfig
 from games.simple_card.game import SimpleCardGame
+from games.simple_card.state_adapter import SimpleCardStateAdapter
 
+#: What the registry finds in this folder (``games.core.manifest``). Playthroughs are short
+#: matches where a full one would make a file of megabytes.
+ARENA_GAME = GamePackage(
+    game_class=SimpleCardGame,
+    state_adapter_class=SimpleCardStateAdapter,
+    action_parser_class=SimpleCardActionParser,
+    playthroughs=(
+        Playthrough(("random", "highest"), 1),
+        Playthrough(("counter", "lowest"), 2),
+    ),
+    order=10,
+)
 
-def create_game(arena_config: ArenaConfig) -> SimpleCardGame:
-    """Build the game for the seats, seed and config of ``arena_config``."""
-    players = [p.id for p in arena_config.players]
-    return SimpleCardGame(
-        players=players, config=SimpleCardConfig(**arena_config.config), seed=arena_config.seed
-    )
-
-
-__all__ = ["SimpleCardConfig", "SimpleCardGame", "create_game"]
+__all__ = [
+    "ARENA_GAME",
+    "SimpleCardActionParser",
+    "SimpleCardConfig",
+    "SimpleCardGame",
+    "SimpleCardStateAdapter",
+]

@@ -505,6 +505,12 @@ def match_log(request: HttpRequest, match_id: MatchId) -> HttpResponse:
     return HttpResponse(lines, content_type="application/x-ndjson")
 
 
+class LadderFigureOut(Schema):
+    key: str
+    label: str
+    description: str
+
+
 class LeaderboardRow(Schema):
     model_config = ConfigDict(extra="allow")
 
@@ -520,7 +526,9 @@ class LeaderboardRow(Schema):
     draws: int
     provisional: bool
     active: bool
-    bb_per_100: float | None
+    #: The game's own figures by key (``figures`` of the page says what each is), e.g. poker's
+    #: ``bb_per_100``; empty for a game that declares none.
+    figures: dict[str, float | None]
     mean_payoff: float | None
     #: Half-width of the 95 % interval of the mean payoff.
     payoff_interval: float | None
@@ -540,6 +548,8 @@ class LeaderboardPage(Schema):
     per_page: int
     total: int
     search: str
+    #: The game's own ladder figures: ``key``, ``label``, ``description``.
+    figures: list[LadderFigureOut]
     rows: list[LeaderboardRow]
 
 

@@ -86,7 +86,7 @@ def row_of(submission: Submission) -> Rating:
     return Rating.objects.get(submission=submission)
 
 
-def test_rows_keep_games_wld_payoff_and_bb_per_100() -> None:
+def test_rows_keep_games_wld_payoff_and_the_games_own_figures() -> None:
     a, b = make_entries("poker", 2)
     play(a, b, "win", scores=(300, -300), stats={"bb_per_100": [30.0, -30.0]})
     play(b, a, "draw", scores=(0, 0), stats={"bb_per_100": {"0": 10.0, "1": -10.0}})
@@ -94,11 +94,19 @@ def test_rows_keep_games_wld_payoff_and_bb_per_100() -> None:
     row = row_of(a)
     assert (row.games, row.wins, row.draws, row.losses) == (3, 1, 1, 1)
     assert row.mean_payoff == pytest.approx(200 / 3)
-    assert row.bb_per_100 == pytest.approx((30.0 - 10.0) / 2)
+    assert row.figure("bb_per_100") == pytest.approx((30.0 - 10.0) / 2)
     assert row.recent_opponents[:3] == [b.pk, b.pk, b.pk]
     board = leaderboard_page(game="poker")
-    assert board.shows_bb_per_100
-    assert {r["agent"]: r["bb_per_100"] for r in board.rows} == {a.label: 10.0, b.label: -10.0}
+    assert [f.label for f in board.figures] == ["BB/100"]  # poker declares it
+    assert {r["agent"]: r["figures"]["bb_per_100"] for r in board.rows} == {
+        a.label: 10.0,
+        b.label: -10.0,
+    }
+    # A game that declares no figure has no such column, whatever its matches' stats hold.
+    c, d = make_entries("simple-card", 2)
+    play(c, d, "win", scores=(1, 0), stats={"bb_per_100": [1.0, -1.0]})
+    other = leaderboard_page(game="simple-card")
+    assert other.figures == () and all(r["figures"] == {} for r in other.rows)
 
 
 def test_voiding_rebuilds_every_aggregate_as_if_the_match_never_counted() -> None:

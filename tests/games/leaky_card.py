@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import ArenaConfig
+from games.core import GamePackage
 from games.simple_card import bots as _bots
 from games.simple_card.action_parser import SimpleCardActionParser as LeakyCardActionParser
 from games.simple_card.config import SimpleCardConfig as LeakyCardConfig
@@ -26,12 +26,13 @@ class LeakyCardStateAdapter(SimpleCardStateAdapter):
         return {**super().game_fields(public_state, private_state, pid), **public_state}
 
 
-def create_game(arena_config: ArenaConfig) -> LeakyCardGame:
-    return LeakyCardGame(
-        [p.id for p in arena_config.players],
-        LeakyCardConfig(**arena_config.config),
-        arena_config.seed,
-    )
+ARENA_GAME = GamePackage(
+    game_class=LeakyCardGame,
+    state_adapter_class=LeakyCardStateAdapter,
+    action_parser_class=LeakyCardActionParser,
+    bots="BOTS",
+    presenter=None,
+)
 
 
 __all__ = ["LeakyCardActionParser", "LeakyCardConfig"]

@@ -14,19 +14,11 @@ from games.core.conformance import check_game
 @pytest.fixture
 def leaky_game(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    entry = {
-        "game_module": "leaky_card",
-        "game_class": "leaky_card.LeakyCardGame",
-        "game_factory": "leaky_card.create_game",
-        "state_adapter_class": "leaky_card.LeakyCardStateAdapter",
-        "action_parser_class": "leaky_card.LeakyCardActionParser",
-        "config_class": "leaky_card.LeakyCardConfig",
-        "bots": "leaky_card.BOTS",
-    }
-    monkeypatch.setitem(registry.GAME_REGISTRY, "leaky-card", entry)
-    registry.get_game_spec.cache_clear()
+    import leaky_card
+
+    registry.register_game("leaky_card", leaky_card.ARENA_GAME)
     yield "leaky-card"
-    registry.get_game_spec.cache_clear()
+    registry.forget_games()
     sys.modules.pop("leaky_card", None)
 
 

@@ -10,21 +10,22 @@ from typing import Any
 
 import pytest
 
-from games.core import available_game_ids
-from games.core.playthrough import PLAYTHROUGHS, Playthrough, playthrough_dir, replay
+from games.core import Playthrough, available_game_ids, get_game_spec
+from games.core.playthrough import playthrough_dir, replay
 from games.simple_card.game import SimpleCardGame
 
 CASES = [
     pytest.param(game, p, id=f"{game}:{p.filename}")
-    for game in PLAYTHROUGHS
-    for p in PLAYTHROUGHS[game]
+    for game in available_game_ids()
+    for p in get_game_spec(game).playthroughs
 ]
 
 
 def test_every_game_has_recorded_playthroughs() -> None:
     for game in available_game_ids():
-        assert game in PLAYTHROUGHS, f"add {game} to PLAYTHROUGHS in games/core/playthrough.py"
-        for playthrough in PLAYTHROUGHS[game]:
+        playthroughs = get_game_spec(game).playthroughs
+        assert playthroughs, f"list {game}'s playthroughs in ARENA_GAME (its __init__.py)"
+        for playthrough in playthroughs:
             path = playthrough_dir(game) / playthrough.filename
             assert path.is_file(), f"{path} is missing: run `arena playthroughs --write`"
 
@@ -65,7 +66,7 @@ def test_a_rule_change_without_a_version_bump_is_a_difference(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _double_points(monkeypatch)
-    results = [replay("simple-card", p) for p in PLAYTHROUGHS["simple-card"]]
+    results = [replay("simple-card", p) for p in get_game_spec("simple-card").playthroughs]
     assert all(r.diff for r in results)
     assert not any(r.stale for r in results)
     assert any('"your_score":2' in r.diff or '"opponent_score":2' in r.diff for r in results)
@@ -76,5 +77,5 @@ def test_the_same_change_with_a_version_bump_is_stale_not_wrong(
 ) -> None:
     _double_points(monkeypatch)
     monkeypatch.setattr(SimpleCardGame, "version", SimpleCardGame.version + 1)
-    results = [replay("simple-card", p) for p in PLAYTHROUGHS["simple-card"]]
+    results = [replay("simple-card", p) for p in get_game_spec("simple-card").playthroughs]
     assert all(r.diff and r.stale for r in results)

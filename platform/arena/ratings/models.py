@@ -31,9 +31,9 @@ class Rating(models.Model):
     payoff_squares = models.FloatField(default=0.0)
     #: ``payoff_sum / games``, stored so the ladder can be ordered (and indexed) by it.
     mean_payoff = models.FloatField(null=True, blank=True)
-    #: Sum of the per-match ``bb_per_100`` figures and how many matches had one (poker).
-    bb_per_100_sum = models.FloatField(default=0.0)
-    bb_per_100_matches = models.PositiveIntegerField(default=0)
+    #: The game's own ladder figures (``GamePackage.ladder_figures``, e.g. poker's BB/100):
+    #: per figure key, ``[sum, matches]`` over the rated matches that reported it.
+    figure_sums = models.JSONField(default=dict, blank=True)
     #: When the last rated match of this entry finished.
     last_played = models.DateTimeField(null=True, blank=True)
     #: Recent games, each weighing exp(-age / 24 h): "fewest recent games first" without
@@ -55,12 +55,18 @@ class Rating(models.Model):
     def __str__(self) -> str:
         return f"{self.submission} {self.rating:.0f}"
 
-    @property
-    def bb_per_100(self) -> float | None:
-        """Mean big blinds won per 100 hands over rated matches that report it, else None."""
-        if not self.bb_per_100_matches:
-            return None
-        return self.bb_per_100_sum / self.bb_per_100_matches
+    def figure(self, key: str) -> float | None:
+        """The mean of ladder figure ``key`` over the rated matches that reported it, else None."""
+        return figure_mean(self.figure_sums, key)
+
+
+def figure_mean(figure_sums: object, key: str) -> float | None:
+    """The mean of ``key`` in a row's ``figure_sums`` (``None`` when no match reported it)."""
+    entry = figure_sums.get(key) if isinstance(figure_sums, dict) else None
+    if not isinstance(entry, list) or len(entry) != 2 or not entry[1]:
+        return None
+    total, matches = entry
+    return float(total) / float(matches)
 
 
 class RatingChange(models.Model):

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Case, F, Q, QuerySet, Value, When
 
-from arena.ratings.models import Rating, RatingChange
+from arena.ratings.models import Rating, RatingChange, figure_mean
 from arena.submissions.models import Agent
-from games.core import get_game_spec
+from games.core import LadderFigure, get_game_spec
 from games.core.ranking import elo_is_provisional, payoff_summary_of_sums
 
 #: Rows per leaderboard page (web and API); the API accepts up to ``MAX_PER_PAGE``.
@@ -45,8 +45,8 @@ class LeaderboardPage:
     per_page: int
     total: int
     search: str
-    #: Whether any row on the page has a BB/100 figure (poker reports it).
-    shows_bb_per_100: bool
+    #: The game's own figures, each a column (``GamePackage.ladder_figures``: poker's BB/100).
+    figures: tuple[LadderFigure, ...] = ()
 
     @property
     def measure(self) -> str:
@@ -66,7 +66,10 @@ class LeaderboardPage:
             "per_page": self.per_page,
             "total": self.total,
             "search": self.search,
-            "rows": self.rows,
+            "figures": [
+                {"key": f.key, "label": f.label, "description": f.description} for f in self.figures
+            ],
+            "rows": [{k: v for k, v in row.items() if k != "figure_values"} for row in self.rows],
         }
 
 
@@ -127,8 +130,7 @@ _ROW_FIELDS = (
     "draws",
     "payoff_sum",
     "payoff_squares",
-    "bb_per_100_sum",
-    "bb_per_100_matches",
+    "figure_sums",
     "submission__version",
     "submission__active",
     "submission__agent_id",
@@ -137,10 +139,19 @@ _ROW_FIELDS = (
 )
 
 
-def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[str, Any]:
+def _row(
+    r: dict[str, Any],
+    rank: int,
+    ranking: str,
+    min_matches: int,
+    figures: tuple[LadderFigure, ...],
+) -> dict[str, Any]:
     payoff = payoff_summary_of_sums(r["payoff_sum"], r["payoff_squares"], r["games"])
-    bb_matches = r["bb_per_100_matches"]
-    bb = r["bb_per_100_sum"] / bb_matches if bb_matches else None
+    shown = {f.key: figure_mean(r["figure_sums"], f.key) for f in figures}
+    values = [
+        None if shown[f.key] is None else round(float(shown[f.key] or 0.0), f.digits)
+        for f in figures
+    ]
     return {
         "rank": rank,
         "agent": f"{r['submission__agent__name']} v{r['submission__version']}",
@@ -154,7 +165,9 @@ def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[s
         "draws": r["draws"],
         "provisional": elo_is_provisional(r["games"]),
         "active": r["submission__active"],
-        "bb_per_100": round(bb, 1) if bb is not None else None,
+        "figures": dict(zip(shown, values, strict=True)),
+        # The same, in the page's column order (templates cannot index a dict by a variable).
+        "figure_values": values,
         "mean_payoff": round(payoff.mean, 2) if payoff.matches else None,
         "payoff_interval": round(payoff.half_width, 2) if payoff.half_width is not None else None,
         # Mean-payoff ladders: has the entry played enough matches to be ranked by it?
@@ -203,7 +216,8 @@ def leaderboard_page(
         )
     else:
         ranks = {row_id: offset + i for i, row_id in enumerate(page_ids, start=1)}
-    board = [_row(r, ranks[r["id"]], ranking, min_matches) for r in chunk]
+    figures = spec.ladder_figures
+    board = [_row(r, ranks[r["id"]], ranking, min_matches, figures) for r in chunk]
     return LeaderboardPage(
         game=game,
         version=spec.version,
@@ -215,7 +229,7 @@ def leaderboard_page(
         per_page=per_page,
         total=total,
         search=search,
-        shows_bb_per_100=any(row["bb_per_100"] is not None for row in board),
+        figures=figures,
     )
 
 
@@ -253,4 +267,7 @@ def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
     if spec.ranking == "mean_payoff":
         ladder_rows = ladder_rows.filter(games__gte=min_matches)
     top = ladder_rows.order_by(*_ordering(spec.ranking, min_matches)).values(*_ROW_FIELDS)[:limit]
-    return [_row(r, rank, spec.ranking, min_matches) for rank, r in enumerate(top, start=1)]
+    return [
+        _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
+        for rank, r in enumerate(top, start=1)
+    ]

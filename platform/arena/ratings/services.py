@@ -66,10 +66,13 @@ def _record(
     rating.payoff_sum += payoff
     rating.payoff_squares += payoff * payoff
     rating.mean_payoff = rating.payoff_sum / rating.games
-    bb = _seat_figure(stats, "bb_per_100", participant.seat)
-    if bb is not None:
-        rating.bb_per_100_sum += bb
-        rating.bb_per_100_matches += 1
+    sums = dict(rating.figure_sums or {})
+    for figure in get_game_spec(rating.game).ladder_figures:
+        value = _seat_figure(stats, figure.key, participant.seat)
+        if value is not None:
+            total, matches = sums.get(figure.key, [0.0, 0])
+            sums[figure.key] = [total + value, matches + 1]
+    rating.figure_sums = sums
     rating.recent_load = ladder.decayed_load(rating.recent_load, rating.last_played, at) + 1.0
     rating.last_played = max(at, rating.last_played) if rating.last_played else at
     rating.recent_opponents = ladder.opponents_after(list(rating.recent_opponents), opponent)
