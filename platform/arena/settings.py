@@ -311,6 +311,10 @@ ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))
 #: House bots play each other (rated, when no user entry waits) up to about this many games a
 #: day each, so a fresh ladder has ratings and replays without burning workers forever.
 ARENA_HOUSE_GAMES_PER_DAY = float(os.environ.get("ARENA_HOUSE_GAMES_PER_DAY", "48"))
+#: Two entries whose last match was against each other meet again only when nobody else is
+#: left for them, and only this long after that match (a lone user and the house bots on a
+#: small site keep playing; two agents do not play each other back to back).
+ARENA_REMATCH_COOLDOWN_S = float(os.environ.get("ARENA_REMATCH_COOLDOWN_S", "120"))
 #: At most this many ranked matches of one ladder wait in the queue; a pass tops it up (0: no
 #: bound). Size it to what the workers play between two passes, a few times over.
 ARENA_MATCHMAKING_QUEUE_MAX = int(os.environ.get("ARENA_MATCHMAKING_QUEUE_MAX", "500"))
