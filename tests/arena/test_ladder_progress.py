@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from arena.ratings import elo, ladder
@@ -161,3 +162,83 @@ def test_a_rematch_only_when_it_is_the_only_pairing_left_and_after_the_cool_down
     assert pair_entries(other_since, rematch_cooldown_s=cooldown_s) == []
     ready = [a._replace(idle_s=130.0), b._replace(opponents=(4, 1), idle_s=10.0)]
     assert len(pair_entries(ready, rematch_cooldown_s=cooldown_s)) == 1
+
+
+def _agent_page(submission: Any) -> str:
+    from django.test import Client
+
+    page = Client().get(f"/submissions/agents/{submission.agent_id}/").content.decode()
+    return page.split('id="ladder-wait"')[1].split("</div>")[0]
+
+
+@pytest.mark.django_db
+def test_the_agent_page_and_the_api_say_why_an_active_agent_waits(settings: Any) -> None:
+    """A lone user with the simple-card house bots: every bot played it last, so it waits for
+    the rematch cool-down, and the page says until when; then it is paired again."""
+    from datetime import timedelta
+
+    from arena.accounts.models import User
+    from arena.catalog.services import demo_data_load
+    from arena.matches.models import Match
+    from arena.ratings.models import Rating
+    from arena.submissions.models import Submission
+    from arena.workflows.ladder import matchmaking_run
+    from django.test import Client
+    from django.utils import timezone
+
+    from tests.arena.test_ladder import make_entries
+
+    settings.ARENA_REMATCH_COOLDOWN_S = 600.0
+    demo_data_load()
+    (mine,) = make_entries("simple-card", 1)
+    bots = list(
+        Rating.objects.filter(game="simple-card", submission__house_bot__gt="").order_by("id")
+    )
+    # Every bot's last opponent is mine (and they rested for the day); mine last met the first.
+    now = timezone.now()
+    for bot in bots:
+        bot.recent_opponents, bot.last_played = [mine.pk], now - timedelta(seconds=60)
+        bot.recent_load = settings.ARENA_HOUSE_GAMES_PER_DAY + 1
+        bot.save()
+    Rating.objects.filter(submission=mine).update(
+        recent_opponents=[bots[0].submission_id], last_played=now - timedelta(seconds=60)
+    )
+    assert [m for m in matchmaking_run() if m.game == "simple-card"] == []
+    text = _agent_page(mine)
+    assert "your only possible opponents played you last" in text
+    assert "a rematch is allowed after" in text
+    owner = User.objects.get(pk=mine.agent.owner_id)
+    owner.set_password("pw-owner-123")
+    owner.save()
+    client = Client()
+    token = client.post(
+        "/api/token",
+        {"username": owner.username, "password": "pw-owner-123"},
+        content_type="application/json",
+    ).json()["token"]
+    detail = client.get(f"/api/submissions/{mine.pk}", HTTP_AUTHORIZATION=f"Token {token}").json()
+    assert detail["ladder"]["state"] == "rematch-cooldown" and detail["ladder"]["until"]
+
+    # The cool-down has passed: the rematch is the only pairing left, and it is made.
+    Rating.objects.filter(game="simple-card").update(
+        last_played=now - timedelta(seconds=settings.ARENA_REMATCH_COOLDOWN_S + 1)
+    )
+    assert "waiting for the next matchmaking pass" in _agent_page(mine)
+    (match,) = [m for m in matchmaking_run() if m.game == "simple-card"]
+    assert mine.pk in set(match.participants.values_list("submission_id", flat=True))
+    # The first pass queued the other games' house-v-house matches before it.
+    ahead = Match.objects.filter(kind="ranked", status="queued", pk__lt=match.pk).count()
+    assert ahead > 0
+    assert f"ranked match #{match.pk} queued behind {ahead} matches" in _agent_page(mine)
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    assert f"in a ranked match now (#{match.pk})" in _agent_page(mine)
+    Submission.objects.filter(pk=mine.pk).update(active=False)
+    assert "Not active" in _agent_page(mine)
+
+
+@pytest.mark.django_db
+def test_an_agent_alone_on_its_ladder_says_so() -> None:
+    from tests.arena.test_ladder import make_entries
+
+    (alone,) = make_entries("passcode", 1)
+    assert "no other owner&#x27;s agent is active on this ladder yet" in _agent_page(alone)

@@ -7,12 +7,13 @@ and after the match; staff read everything.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Prefetch
 
 from arena.errors import Forbidden, NotFound
-from arena.matches import visibility
+from arena.matches import queues, visibility
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, Participant
 from arena.submissions.selectors import is_owner
@@ -161,3 +162,37 @@ def ranked_matches(
         .prefetch_related(Prefetch("participants", queryset=seats))
         .order_by("-id")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class QueueWait:
+    """What a queued match waits for: its queue's role and the matches of that queue ahead."""
+
+    role: str
+    ahead: int
+
+    @property
+    def text(self) -> str:
+        """A sentence for the match's page ("queued: 3 matches ahead of it on the ...")."""
+        queue = {
+            queues.RANKED: "ranked queue",
+            queues.TRAINING: "training queue",
+            queues.VALIDATION: "validation queue",
+        }[self.role]
+        if self.ahead == 0:
+            return f"queued: next on the {queue}, waiting for a free worker slot"
+        matches = "match" if self.ahead == 1 else "matches"
+        return f"queued: {self.ahead} {matches} ahead of it on the {queue}"
+
+
+def match_queue_wait(match: Match) -> QueueWait | None:
+    """For a queued match: the matches of its queue sent before it that still wait (one
+    counting query, served by the ``(kind, status)`` index); None once it runs or ended."""
+    if match.status != Match.Status.QUEUED:
+        return None
+    role = queues.role_of_kind(match.kind)
+    kinds = [kind for kind in Match.Kind if queues.role_of_kind(kind) == role]
+    ahead = Match.objects.filter(
+        kind__in=kinds, status=Match.Status.QUEUED, pk__lt=match.pk
+    ).count()
+    return QueueWait(role=role, ahead=ahead)

@@ -14,7 +14,7 @@ from arena.matches.models import Match
 from arena.matches.selectors import match_log, ranked_matches_of_agent
 from arena.ratings.charts import rating_chart_svg
 from arena.ratings.elo import INITIAL_RATING
-from arena.ratings.selectors import rating_history
+from arena.ratings.selectors import ladder_wait, rating_history
 from arena.submissions import selectors
 from arena.submissions.forms import TrainingForm, UploadForm
 from arena.submissions.models import Submission
@@ -102,6 +102,7 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "validation": validation,
         "log": log,
         "training_form": TrainingForm(opponents=opponents),
+        "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
         "trainings": Match.objects.filter(
             kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
         ).order_by("-id")[:10],
@@ -172,12 +173,17 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         mine = next((p for p in seats if p.submission.agent_id == the_agent.pk), None)
         others = [p for p in seats if p is not mine]
         rows.append({"match": m, "mine": mine, "opponents": others})
+    versions = list(the_agent.submissions.select_related("rating"))
+    active = [s for s in versions if s.active]
+    waits = [(s, ladder_wait(submission=s)) for s in sorted(active, key=lambda s: -s.version)]
     return render(
         request,
         "submissions/agent.html",
         {
             "agent": the_agent,
-            "submissions": the_agent.submissions.select_related("rating"),
+            "submissions": versions,
+            # Why each active version is (not) playing now; none active: "not active".
+            "waits": waits,
             "is_owner": request.user.is_authenticated
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
