@@ -1,4 +1,4 @@
-"""Which Celery queue each kind of work runs in (docs/operations.md, "Queues and workers").
+"""Which Celery queue each kind of work runs in (deploy/README.md, "Queues and worker pools").
 
 Ranked matches, training matches and validations each have their own queue, so a training
 match or an upload's validation never waits behind the ladder's house-v-house games; the
@@ -27,11 +27,12 @@ _ROLE_OF_KIND = {
 }
 
 
-def queue_name(role: str, *, instance_id: str | None = None) -> str:
-    """The broker's name of the queue of ``role`` for this deployment (``<instance>.<role>``)."""
+def queue_name(role: str) -> str:
+    """The broker's name of the queue of ``role`` for this deployment (``<instance>.<role>``,
+    ``settings.ARENA_QUEUES``)."""
     if role not in ROLES:
         raise ValueError(f"no queue role {role!r}; the roles: {', '.join(ROLES)}")
-    return f"{instance_id or settings.ARENA_INSTANCE_ID}.{role}"
+    return str(settings.ARENA_QUEUES[role])
 
 
 def role_of_kind(kind: str) -> str:
