@@ -24,9 +24,9 @@ def _routed_queue(task: str) -> str:
 
 def test_every_queue_carries_the_instance_and_maintenance_has_its_own() -> None:
     instance = settings.ARENA_INSTANCE_ID
-    assert settings.ARENA_QUEUES == {
+    assert {
         role: f"{instance}.{role}" for role in ("matches", "training", "validation", "maintenance")
-    }
+    } == settings.ARENA_QUEUES
     # Every periodic task (matchmaking, sweeper, reaper, log upkeep) goes to maintenance.
     assert MAINTENANCE_TASKS and {_routed_queue(t) for t in MAINTENANCE_TASKS} == {
         f"{instance}.maintenance"
