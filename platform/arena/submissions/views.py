@@ -11,7 +11,13 @@ from django.views.decorators.http import require_POST
 
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
-from arena.matches.selectors import match_log, ranked_matches_of_agent
+from arena.matches.selectors import (
+    match_log,
+    match_progress,
+    match_queue_wait,
+    ranked_matches_of_agent,
+    validation_bounds,
+)
 from arena.ratings.charts import rating_chart_svg
 from arena.ratings.elo import INITIAL_RATING
 from arena.ratings.selectors import ladder_wait, rating_history
@@ -52,7 +58,11 @@ def upload(request: HttpRequest) -> HttpResponse:
         except RateLimited as exc:
             return _throttled(
                 request,
-                render(request, "submissions/upload.html", {"form": form, "error": exc.message}),
+                render(
+                    request,
+                    "submissions/upload.html",
+                    {"validations": validation_bounds(), "form": form, "error": exc.message},
+                ),
                 exc,
             )
         except Refused as exc:
@@ -60,7 +70,9 @@ def upload(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("submissions:detail", submission_id=submission.pk)
     return render(
-        request, "submissions/upload.html", {"form": form, "error": error, "problems": problems}
+        request,
+        "submissions/upload.html",
+        {"validations": validation_bounds(), "form": form, "error": error, "problems": problems},
     )
 
 
@@ -97,9 +109,14 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
             status=Submission.Status.ACCEPTED,
         ).select_related("agent")
     ]
+    running = validation is not None and not validation.is_done
     context = {
         "submission": submission,
         "validation": validation,
+        # While it runs: turns played and calls answered so far; while queued: what it awaits.
+        "progress": match_progress(validation) if running and validation else None,
+        "queue_wait": match_queue_wait(validation) if running and validation else None,
+        "bound": validation_bounds(game=submission.agent.game)[0],
         "log": log,
         "training_form": TrainingForm(opponents=opponents),
         "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
