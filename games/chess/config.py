@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import chess
 from pydantic import Field, field_validator
 
@@ -13,6 +15,10 @@ STANDARD_FEN = chess.STARTING_FEN
 
 class ChessConfig(GameConfig):
     """Every field is checked; unknown keys are refused."""
+
+    #: Validation plays two games (each colour once) of six plies.
+    validation_overrides: ClassVar[dict[str, Any]] = {"games": 2, "max_plies": 6}
+    validation_max_turns: ClassVar[int] = 12
 
     #: Games (rounds) per match; colours swap every game, seat 0 has white in game 1.
     games: int = Field(default=2, ge=1, le=20)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,12 @@ class GameConfig(BaseModel):
     """Base of every game's config: unknown keys are refused, values are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The short match an upload's validation plays: these fields over the defaults (a few
+    #: turns of every phase and round kind; ``games.core.validation``).
+    validation_overrides: ClassVar[dict[str, Any]] = {}
+    #: And the referee's turn cap for it, so its time is bounded whatever the agent does.
+    validation_max_turns: ClassVar[int] = 40
 
 
 class PlayerSpec(BaseModel):

@@ -84,6 +84,10 @@ class MatchSettings:
     max_retries: int = 3
     #: Keep each call's captured stdout in the log (training: yes, ranked: no).
     keep_stdout: bool = True
+    #: Stop the match once this many turns were played (None: play to the end). The match then
+    #: ends as if over at that point (outcomes from the game's state, ``on_match_end`` called);
+    #: validation uses it so that its time is bounded whatever the agent does.
+    max_turns: int | None = None
 
 
 class _Forfeit(Exception):
@@ -354,6 +358,17 @@ class _Match:
         """Run rounds and turns until the game is over."""
         game = self.game
         while not game.is_over():
+            cap = self.settings.max_turns
+            if cap is not None and self.record.turns >= cap:
+                self._log(
+                    {
+                        "round": self.round,
+                        "seat": None,
+                        "method": "referee",
+                        "note": f"stopped after {cap} turns (the match's turn cap)",
+                    }
+                )
+                return
             if game.get_round() != self.round:
                 self.round = game.get_round()
                 for seat, pid in enumerate(self.player_ids):

@@ -1,5 +1,7 @@
 """NIL recruitment config (defaults of ``rules.md``)."""
 
+from typing import Any, ClassVar
+
 from pydantic import Field, model_validator
 
 from games.core import GameConfig
@@ -7,6 +9,13 @@ from games.core import GameConfig
 
 class NilRecruitmentConfig(GameConfig):
     """Recruit values, the season budget, fits and the pitch; unknown keys are refused."""
+
+    #: Validation plays two recruits, one pitch each before the offers.
+    validation_overrides: ClassVar[dict[str, Any]] = {
+        "recruit_values": (80, 120),
+        "messages_per_round": 1,
+    }
+    validation_max_turns: ClassVar[int] = 12
 
     #: One recruit per round; the match plays them in a seeded order, announced at the start.
     recruit_values: tuple[int, ...] = Field(default=(60, 80, 100, 120, 140), min_length=1)

@@ -1,5 +1,7 @@
 """Nuclear war config (defaults of ``rules.md``)."""
 
+from typing import Any, ClassVar
+
 from pydantic import Field
 
 from games.core import GameConfig
@@ -7,6 +9,10 @@ from games.core import GameConfig
 
 class NuclearWarConfig(GameConfig):
     """Crises, the threshold range and the payoffs; unknown keys are refused."""
+
+    #: Validation plays two rounds.
+    validation_overrides: ClassVar[dict[str, Any]] = {"rounds": 2}
+    validation_max_turns: ClassVar[int] = 16
 
     rounds: int = Field(default=6, ge=1, le=50)
     pot: int = Field(default=100, ge=1, le=10_000)

@@ -1,5 +1,7 @@
 """Passcode config (defaults of ``rules.md``)."""
 
+from typing import Any, ClassVar
+
 from pydantic import Field
 
 from games.core import GameConfig
@@ -7,6 +9,10 @@ from games.core import GameConfig
 
 class PasscodeConfig(GameConfig):
     """Rounds, pot and the cycle limit; unknown keys are refused."""
+
+    #: Validation plays two rounds, three probe cycles at most.
+    validation_overrides: ClassVar[dict[str, Any]] = {"rounds": 2, "cycle_limit": 3}
+    validation_max_turns: ClassVar[int] = 30
 
     rounds: int = Field(default=5, ge=1, le=50)
     pot: int = Field(default=100, ge=2, le=10_000)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from pydantic import Field, model_validator
 
 from games.core import GameConfig
@@ -9,6 +11,11 @@ from games.core import GameConfig
 
 class PokerConfig(GameConfig):
     """Every field is checked; unknown keys are refused."""
+
+    #: Validation plays two hands (the duplicate pair); 16 turns see every street when both
+    #: seats check or call.
+    validation_overrides: ClassVar[dict[str, Any]] = {"hands": 2}
+    validation_max_turns: ClassVar[int] = 16
 
     #: Hands (rounds) per match.
     hands: int = Field(default=100, ge=1, le=10_000)

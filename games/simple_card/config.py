@@ -1,5 +1,7 @@
 """Simple-card's config."""
 
+from typing import Any, ClassVar
+
 from pydantic import Field, model_validator
 
 from games.core import GameConfig
@@ -7,6 +9,10 @@ from games.core import GameConfig
 
 class SimpleCardConfig(GameConfig):
     """Rounds, hand size and deck; every field is checked, unknown keys are refused."""
+
+    #: Validation plays two rounds of two cards.
+    validation_overrides: ClassVar[dict[str, Any]] = {"rounds": 2, "hand_size": 2}
+    validation_max_turns: ClassVar[int] = 12
 
     rounds: int = Field(default=3, ge=1, le=10)
     hand_size: int = Field(default=3, ge=1, le=10)

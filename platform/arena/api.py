@@ -27,7 +27,7 @@ from arena.accounts.services import token_get_or_create, token_user
 from arena.errors import NotFound, RateLimited, Refused
 from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
-from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, leaderboard_page
+from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, ladder_wait, leaderboard_page
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.services import submission_deactivate
@@ -295,6 +295,21 @@ class SubmissionFormIn(Schema):
     name: AgentName | None = None
 
 
+class LadderWaitOut(Schema):
+    state: Literal[
+        "inactive",
+        "playing",
+        "queued",
+        "next-pass",
+        "rematch-cooldown",
+        "opponents-busy",
+        "no-opponent",
+    ]
+    text: str
+    match: int | None
+    until: str | None
+
+
 class SubmissionOut(Schema):
     model_config = ConfigDict(extra="allow")
 
@@ -309,6 +324,8 @@ class SubmissionOut(Schema):
     sha256: str
     errors: list[Any]
     validation_match: int | None
+    #: Why it is (not) playing a ranked match now (GET /submissions/{id} only).
+    ladder: LadderWaitOut | None = None
 
 
 _UPLOAD_BODY = {
@@ -378,7 +395,10 @@ def submission_detail(request: HttpRequest, submission_id: SubmissionId) -> Any:
     submission = submission_selectors.submission_get_owned(
         submission_id=submission_id, user=user_of(request)
     )
-    return submission_selectors.submission_as_dict(submission)
+    return {
+        **submission_selectors.submission_as_dict(submission),
+        "ladder": ladder_wait(submission=submission).as_dict(),
+    }
 
 
 @api.post(

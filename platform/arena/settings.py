@@ -15,6 +15,8 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from kombu import Queue
+
 from sandbox.limits import DEFAULT_SANDBOX_IMAGE
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
@@ -258,8 +260,24 @@ def _cores() -> int:
 #: Worker processes (matches played at once). A match with its waiting agent frozen needs about
 #: one CPU, so by default one per core: more would only make every agent wait for a CPU.
 CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0")) or _cores()
-CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": "matches"}}
+#: The queues, one per role (deploy/README.md, "Queues and worker pools"), each named
+#: ``<ARENA_INSTANCE_ID>.<role>`` so that deployments sharing one Redis never take each other's
+#: tasks: ``matches`` (ranked), ``training`` (training matches), ``validation`` (uploads'
+#: self-play checks) and ``maintenance`` (matchmaking, sweeper, reaper, log upkeep; the default
+#: queue, where every task without a route goes). ``arena.matches.queues`` maps match kinds.
+ARENA_QUEUE_ROLES = ("matches", "training", "validation", "maintenance")
+ARENA_QUEUES = {role: f"{ARENA_INSTANCE_ID}.{role}" for role in ARENA_QUEUE_ROLES}
+CELERY_TASK_DEFAULT_QUEUE = ARENA_QUEUES["maintenance"]
+CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": ARENA_QUEUES["matches"]}}
+#: A ``celery worker`` started without ``-Q`` consumes all of them.
+CELERY_TASK_QUEUES = [Queue(name, routing_key=name) for name in ARENA_QUEUES.values()]
+#: Worker processes of the pools ``make run`` (and deploy/compose.yaml) starts besides the
+#: ranked pool (``CELERY_WORKER_CONCURRENCY``): training and validation have slots of their own,
+#: so they never wait behind ranked (house-v-house) games; maintenance has one process.
+ARENA_INTERACTIVE_CONCURRENCY = int(os.environ.get("ARENA_INTERACTIVE_CONCURRENCY", "0")) or max(
+    1, CELERY_WORKER_CONCURRENCY // 2
+)
+ARENA_MAINTENANCE_CONCURRENCY = int(os.environ.get("ARENA_MAINTENANCE_CONCURRENCY", "1"))
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "5"))
@@ -313,6 +331,10 @@ ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))
 #: House bots play each other (rated, when no user entry waits) up to about this many games a
 #: day each, so a fresh ladder has ratings and replays without burning workers forever.
 ARENA_HOUSE_GAMES_PER_DAY = float(os.environ.get("ARENA_HOUSE_GAMES_PER_DAY", "48"))
+#: Two entries whose last match was against each other meet again only when nobody else is
+#: left for them, and only this long after that match (a lone user and the house bots on a
+#: small site keep playing; two agents do not play each other back to back).
+ARENA_REMATCH_COOLDOWN_S = float(os.environ.get("ARENA_REMATCH_COOLDOWN_S", "120"))
 #: At most this many ranked matches of one ladder wait in the queue; a pass tops it up (0: no
 #: bound). Size it to what the workers play between two passes, a few times over.
 ARENA_MATCHMAKING_QUEUE_MAX = int(os.environ.get("ARENA_MATCHMAKING_QUEUE_MAX", "500"))
@@ -375,6 +397,9 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
 AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
-#: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
-#: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
-ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
+#: The queue roles a worker started by ``manage.py arena_worker`` consumes without ``--role``
+#: (default: every role, so one worker node runs everything); names as ``ARENA_QUEUES``.
+ARENA_WORKER_QUEUES = [
+    ARENA_QUEUES.get(role, role)
+    for role in env_list("ARENA_WORKER_QUEUES", ",".join(ARENA_QUEUE_ROLES))
+]

@@ -44,8 +44,13 @@ def test_never_two_entries_of_one_owner() -> None:
 
 
 def test_no_immediate_rematch_even_when_nearest() -> None:
-    entries = [Entry(1, 1, 1200, opponents=(2,)), Entry(2, 2, 1200, opponents=(1,))]
-    assert pair_entries(entries) == []
+    # They played each other 10 s ago: a rematch waits for its cool-down (see
+    # test_ladder_progress for the rematch that is the only pairing left).
+    entries = [
+        Entry(1, 1, 1200, opponents=(2,), idle_s=10.0),
+        Entry(2, 2, 1200, opponents=(1,), idle_s=10.0),
+    ]
+    assert pair_entries(entries, rematch_cooldown_s=120.0) == []
     entries.append(Entry(3, 3, 1700))
     assert ids(pair_entries(entries, rng=random.Random(3))) in (
         {frozenset({1, 3})},

@@ -119,6 +119,7 @@ def test_validation_has_its_own_queue(make_user: Any, starter_source: str) -> No
     api = token_client(make_user)
     upload(api, starter_source)
     match = Match.objects.get(kind="validation")
-    assert match_queue(match) == "validation"
-    assert "validation" in settings.ARENA_WORKER_QUEUES
-    assert "matches" in settings.ARENA_WORKER_QUEUES
+    assert match_queue(match) == settings.ARENA_QUEUES["validation"]
+    assert match_queue(match).startswith(f"{settings.ARENA_INSTANCE_ID}.")
+    assert settings.ARENA_QUEUES["validation"] in settings.ARENA_WORKER_QUEUES
+    assert settings.ARENA_QUEUES["matches"] in settings.ARENA_WORKER_QUEUES

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from tests.conftest import require_part
 from tests.e2e.parts import (
@@ -89,8 +88,8 @@ def stack() -> Iterator[Stack]:
                 "arena.celery_app",
                 "worker",
                 "-B",
-                "-Q",
-                ",".join(settings.ARENA_WORKER_QUEUES),
+                # No -Q: the worker consumes every queue of its own instance (CELERY_TASK_QUEUES,
+                # named after the stack's ARENA_INSTANCE_ID, not this test process's).
                 "--concurrency",
                 "2",
                 "--loglevel",

@@ -157,8 +157,7 @@ class Worker:
                 "-A",
                 "arena.celery_app",
                 "worker",
-                "-Q",
-                "matches,celery",
+                # No -Q: every queue of the worker's own instance (CELERY_TASK_QUEUES).
                 "--concurrency",
                 "2",
                 "--loglevel",

@@ -112,12 +112,16 @@ def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:
     return statuses, errors
 
 
-def _celery_pid(run_pid: int, command: str) -> int | None:
-    """The live child of ``make run`` running ``celery ... <command>`` (worker or beat)."""
+def _celery_pid(run_pid: int, command: str, role: str = "matches") -> int | None:
+    """The live child of ``make run`` running ``celery ... <command>`` (beat, or the worker of
+    queue ``role``: the ranked pool by default)."""
     found = [
         p
         for p in _children(run_pid)
-        if "celery" in _cmdline(p) and command in _cmdline(p).split() and _alive(p)
+        if "celery" in _cmdline(p)
+        and command in _cmdline(p).split()
+        and (command != "worker" or f"-{role}@" in _cmdline(p))
+        and _alive(p)
     ]
     return found[0] if found else None
 
@@ -216,7 +220,10 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
     try:
         assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
         children = _children(proc.pid)
-        assert len(children) == 3  # the worker, beat and the web server
+        # The ranked, interactive (training, validation) and maintenance workers, beat, web.
+        assert len(children) == 5, [_cmdline(c) for c in children]
+        for role in ("matches", "training-validation", "maintenance"):
+            assert _celery_pid(proc.pid, "worker", role) is not None, role
         assert _celery_pid(proc.pid, "beat") is not None, [_cmdline(c) for c in children]
         assert any("gunicorn" in _cmdline(c) for c in children), [_cmdline(c) for c in children]
         remember()

@@ -24,6 +24,7 @@ from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_deadline, match_set_status
 from games.core import MatchRecord, MatchSettings, play_match
+from games.core.validation import validation_plan
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +123,12 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                 keep_stdout=(
                     match.kind != Match.Kind.RANKED
                     or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
+                ),
+                # A validation's time is bounded whatever the agent does.
+                max_turns=(
+                    validation_plan(match.game).max_turns
+                    if match.kind == Match.Kind.VALIDATION
+                    else None
                 ),
             ),
             on_event=writer,

@@ -7,15 +7,19 @@ and after the match; staff read everything.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch
+from django.conf import settings
+from django.db.models import Count, Prefetch
 
 from arena.errors import Forbidden, NotFound
-from arena.matches import visibility
+from arena.matches import queues, visibility
 from arena.matches.logstore import match_log_entries
-from arena.matches.models import Match, Participant
+from arena.matches.models import Match, MatchEvent, Participant
 from arena.submissions.selectors import is_owner, is_staff
+from games.core import MatchSettings, available_game_ids
+from games.core.validation import validation_plan
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
@@ -164,3 +168,109 @@ def ranked_matches(
         .prefetch_related(Prefetch("participants", queryset=seats))
         .order_by("-id")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class QueueWait:
+    """What a queued match waits for: its queue's role and the matches of that queue ahead."""
+
+    role: str
+    ahead: int
+
+    @property
+    def text(self) -> str:
+        """A sentence for the match's page ("queued: 3 matches ahead of it on the ...")."""
+        queue = {
+            queues.RANKED: "ranked queue",
+            queues.TRAINING: "training queue",
+            queues.VALIDATION: "validation queue",
+        }[self.role]
+        if self.ahead == 0:
+            return f"queued: next on the {queue}, waiting for a free worker slot"
+        matches = "match" if self.ahead == 1 else "matches"
+        return f"queued: {self.ahead} {matches} ahead of it on the {queue}"
+
+
+def match_queue_wait(match: Match) -> QueueWait | None:
+    """For a queued match: the matches of its queue sent before it that still wait (one
+    counting query, served by the ``(kind, status)`` index); None once it runs or ended."""
+    if match.status != Match.Status.QUEUED:
+        return None
+    role = queues.role_of_kind(match.kind)
+    kinds = [kind for kind in Match.Kind if queues.role_of_kind(kind) == role]
+    ahead = Match.objects.filter(
+        kind__in=kinds, status=Match.Status.QUEUED, pk__lt=match.pk
+    ).count()
+    return QueueWait(role=role, ahead=ahead)
+
+
+#: The calls an agent answers, in the order a match makes them.
+LIFECYCLE = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
+
+
+@dataclass(frozen=True)
+class MatchProgress:
+    """How far a match has got, from its stored events (one query)."""
+
+    #: ``on_turn`` calls made so far (retries after an illegal action included).
+    turn_calls: int
+    #: The referee's turn cap of this match, if any (validation).
+    max_turns: int | None
+    #: Lifecycle methods called so far, in lifecycle order.
+    calls_seen: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        turns = f"{self.turn_calls} turn{'s' if self.turn_calls != 1 else ''} played"
+        if self.max_turns is not None:
+            turns += f" (at most {self.max_turns})"
+        seen = ", ".join(self.calls_seen) or "none yet"
+        return f"{turns}; calls answered so far: {seen}"
+
+
+def match_progress(match: Match) -> MatchProgress:
+    """Turns played and lifecycle calls seen so far (the events stored while it runs)."""
+    counts = dict(
+        MatchEvent.objects.filter(match=match)
+        .values_list("data__method")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("data__method", "n")
+    )
+    max_turns = (
+        validation_plan(match.game).max_turns if match.kind == Match.Kind.VALIDATION else None
+    )
+    return MatchProgress(
+        turn_calls=int(counts.get("on_turn", 0)),
+        max_turns=max_turns,
+        calls_seen=tuple(m for m in LIFECYCLE if counts.get(m)),
+    )
+
+
+@dataclass(frozen=True)
+class ValidationBound:
+    """A game's validation match and the longest it takes (README, upload page)."""
+
+    game: str
+    max_turns: int
+    rounds: int
+    bound_s: float
+
+
+def validation_bounds(*, game: str | None = None) -> list[ValidationBound]:
+    """Each game's (or one game's) validation: turn cap, rounds and time bound with the
+    platform's turn budget (``ARENA_TURN_TIMEOUT_S``), for an agent that plays legally and
+    uses its whole budget on every call."""
+    turn_settings = MatchSettings(turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S)
+    bounds = []
+    for game_id in [game] if game else available_game_ids():
+        plan = validation_plan(game_id)
+        bounds.append(
+            ValidationBound(
+                game=game_id,
+                max_turns=plan.max_turns,
+                rounds=plan.rounds,
+                bound_s=plan.bound_s(turn_settings),
+            )
+        )
+    return bounds

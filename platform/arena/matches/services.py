@@ -20,6 +20,7 @@ from arena.submissions.models import Submission
 from arena.submissions.services import house_submission_ensure
 from arena.throttles import hourly_quota_check, user_lock
 from games.core import get_game_spec
+from games.core.validation import validation_plan
 
 
 def match_create(
@@ -41,6 +42,8 @@ def match_create(
         timed=timed,
         seed=secrets.randbelow(2**31) if seed is None else seed,
         requested_by=requested_by,
+        # A validation plays the game's short validation match (games.core.validation).
+        config=validation_plan(game).config if kind == Match.Kind.VALIDATION else {},
     )
     Participant.objects.bulk_create(
         Participant(match=match, seat=seat, submission=s) for seat, s in enumerate(submissions)

@@ -15,7 +15,13 @@ from django_htmx.http import trigger_client_event
 from arena.errors import Forbidden, NotFound
 from arena.matches.models import Match
 from arena.matches.replays import match_replay
-from arena.matches.selectors import match_as_dict, match_get_visible, match_log, owned_seats
+from arena.matches.selectors import (
+    match_as_dict,
+    match_get_visible,
+    match_log,
+    match_queue_wait,
+    owned_seats,
+)
 
 LOG_ROWS_PER_PAGE = 100
 
@@ -42,6 +48,8 @@ def _head_context(request: HttpRequest, match: Match, start: int) -> dict[str, o
         "replay": replay,
         # The next poll asks again for the round in play: its frames may still change.
         "next_start": replay["round_start"],
+        # Queued: what it waits for (its queue and the matches ahead of it).
+        "queue_wait": match_queue_wait(match),
     }
 
 

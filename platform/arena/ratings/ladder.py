@@ -23,6 +23,13 @@ def decayed_load(load: float, since: datetime | None, now: datetime) -> float:
     return load * math.exp(-age_s / RECENT.total_seconds())
 
 
+def idle_s(last_played: datetime | None, now: datetime) -> float:
+    """Seconds since the last rated game ended (infinite when there was none)."""
+    if last_played is None:
+        return math.inf
+    return max(0.0, (now - last_played).total_seconds())
+
+
 def opponents_after(recent: list[int], opponent: int) -> list[int]:
     """The recent-opponents list (newest first) after a match against ``opponent``."""
     return [opponent, *recent][:RECENT_OPPONENTS_KEPT]

@@ -6,11 +6,16 @@ The rules, in order:
 - the opponent is looked for within ``first_window`` rating points, and the window doubles
   until it holds an eligible one; within that window the opponent met least often lately,
   then least recently, then nearest in rating, then with the fewest recent games, is taken;
-- never two entries of one owner (house bots are all the house's: see below), never the
-  opponent of the last match, and an entry plays at most one match per pass (the caller
-  leaves out entries that already have a ranked match in flight);
-- house bots play each other only at low priority: when no user entry is left waiting, and
-  each at most ``house_load_cap`` recent games.
+- never two entries of one owner (house bots are all the house's: see below), and an entry
+  plays at most one match per pass (the caller leaves out entries that already have a ranked
+  match in flight);
+- no immediate rematch (the opponent of either side's last match), unless it is the only
+  pairing left: once every entry that could be paired without one has been, an entry may meet
+  the opponent of its last match again when ``rematch_cooldown_s`` has passed since that match
+  (a small site, one user and the house bots, would otherwise stall for good);
+- house bots play each other only at low priority: after every user entry that may meet
+  someone has been paired, and each at most ``house_load_cap`` recent games. The cap limits
+  house-v-house games only: a user's agent meets a house bot whatever the bot's load.
 
 One pass over n free entries takes O(n log n): entries sit in a list sorted by rating, a
 chooser scans outward from its own place and stops at the first opponent it never met lately
@@ -19,6 +24,7 @@ chooser scans outward from its own place and stops at the first opponent it neve
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
@@ -27,6 +33,9 @@ from typing import NamedTuple
 
 #: Opponents are first looked for within this many points, then the window doubles.
 FIRST_WINDOW = 100.0
+#: Default wait before two entries whose last match was against each other may meet again
+#: (when nobody else is left for them; ``settings.ARENA_REMATCH_COOLDOWN_S`` in the platform).
+REMATCH_COOLDOWN_S = 120.0
 
 
 class Entry(NamedTuple):
@@ -41,6 +50,8 @@ class Entry(NamedTuple):
     #: Submission ids of the latest opponents, newest first.
     opponents: Sequence[int] = ()
     house: bool = False
+    #: Seconds since the entry's last rated game ended (infinite: never played).
+    idle_s: float = math.inf
 
     @property
     def last_opponent(self) -> int | None:
@@ -90,20 +101,51 @@ class _Pool:
                 yield distance, other
 
 
-def _eligible(a: Entry, b: Entry, *, house_vs_house: bool) -> bool:
-    if a.id == b.id or a.last_opponent == b.id or b.last_opponent == a.id:
+def rematch_wait_s(a: Entry, b: Entry, *, cooldown_s: float) -> float:
+    """Seconds before ``a`` and ``b`` may meet again as a rematch: 0 when neither side's last
+    match was against the other or the cool-down since it has passed."""
+    wait = 0.0
+    if a.last_opponent == b.id:
+        wait = max(wait, cooldown_s - a.idle_s)
+    if b.last_opponent == a.id:
+        wait = max(wait, cooldown_s - b.idle_s)
+    return wait
+
+
+def may_meet(a: Entry, b: Entry) -> bool:
+    """Whether ``a`` and ``b`` may ever meet on the ladder (rematch and load rules aside)."""
+    if a.id == b.id:
         return False
-    if a.house and b.house:
-        return house_vs_house
-    return a.owner != b.owner
+    return (a.house and b.house) or a.owner != b.owner
+
+
+def _eligible(
+    a: Entry, b: Entry, *, house_vs_house: bool, rematch_cooldown_s: float | None
+) -> bool:
+    """``rematch_cooldown_s`` None: no rematch at all (the first round of a pass)."""
+    if not may_meet(a, b):
+        return False
+    if a.house and b.house and not house_vs_house:
+        return False
+    if rematch_cooldown_s is None:
+        return a.last_opponent != b.id and b.last_opponent != a.id
+    return rematch_wait_s(a, b, cooldown_s=rematch_cooldown_s) <= 0.0
 
 
 def choose_opponent(
-    entry: Entry, pool: _Pool, *, first_window: float = FIRST_WINDOW, house_vs_house: bool
+    entry: Entry,
+    pool: _Pool,
+    *,
+    first_window: float = FIRST_WINDOW,
+    house_vs_house: bool,
+    rematch_cooldown_s: float | None = None,
 ) -> Entry | None:
-    """The opponent ``entry`` takes from ``pool`` by the rules above, or None."""
+    """The opponent ``entry`` takes from ``pool`` by the rules above, or None.
+
+    ``rematch_cooldown_s`` None allows no rematch; a number allows one after that cool-down.
+    """
     met = {opponent: entry.opponents.count(opponent) for opponent in entry.opponents}
-    last_met = {}
+    last_met: dict[int, int] = {}
     for index, opponent in enumerate(entry.opponents):
         last_met.setdefault(opponent, index)
     window: float | None = None
@@ -111,15 +153,21 @@ def choose_opponent(
     for distance, other in pool.by_distance(entry):
         if window is not None and distance > window:
             break
-        if not _eligible(entry, other, house_vs_house=house_vs_house):
+        if not _eligible(
+            entry, other, house_vs_house=house_vs_house, rematch_cooldown_s=rematch_cooldown_s
+        ):
             continue
         if window is None:
             window = first_window
             while distance > window:
                 window *= 2
         # Met least often, then least recently (a higher index in the list is longer ago).
-        key = (met.get(other.id, 0), -last_met.get(other.id, len(entry.opponents)), distance)
-        key += (other.load,)
+        key: tuple[float, ...] = (
+            met.get(other.id, 0),
+            -last_met.get(other.id, len(entry.opponents)),
+            distance,
+            other.load,
+        )
         if best is None or key < best[0]:
             best = (key, other)
         if other.id not in met:
@@ -135,12 +183,15 @@ def pair_entries(
     house_play: bool = True,
     house_load_cap: float = float("inf"),
     max_pairs: int | None = None,
+    rematch_cooldown_s: float = REMATCH_COOLDOWN_S,
 ) -> list[tuple[Entry, Entry]]:
     """Pairs for one pass over the free ``entries`` of one ladder; seat order is random.
 
     ``house_play`` False keeps house bots from playing each other in this pass (the caller
     knows when user matches are waiting for a worker). ``max_pairs`` stops the pass after
-    that many pairs: those who have played least lately are served first.
+    that many pairs: those who have played least lately are served first. Each round (users,
+    then house bots among themselves) first pairs without any rematch, then lets those still
+    alone meet the opponent of a last match whose ``rematch_cooldown_s`` has passed.
     """
     if max_pairs is not None and max_pairs <= 0:
         return []
@@ -159,24 +210,28 @@ def pair_entries(
     def full() -> bool:
         return max_pairs is not None and len(pairs) >= max_pairs
 
-    for entry in order:
-        if full():
-            return pairs
-        if entry not in pool:
-            continue
-        opponent = choose_opponent(entry, pool, first_window=first_window, house_vs_house=False)
-        if opponent is not None:
-            pair(entry, opponent)
-    waiting_users = any(not e.house for e in pool.entries.values())
-    if house_play and not waiting_users:
+    def round_(choosers: list[Entry], *, house_vs_house: bool) -> None:
+        for cooldown in (None, rematch_cooldown_s):
+            for entry in choosers:
+                if full():
+                    return
+                if entry not in pool:
+                    continue
+                opponent = choose_opponent(
+                    entry,
+                    pool,
+                    first_window=first_window,
+                    house_vs_house=house_vs_house,
+                    rematch_cooldown_s=cooldown,
+                )
+                if opponent is not None:
+                    pair(entry, opponent)
+
+    round_(order, house_vs_house=False)
+    # A user still alone here has nobody it may meet now (the rematch round has run): it does
+    # not hold the house bots back, and their games among themselves vary their last opponents.
+    if house_play and not full():
         houses = [e for e in order if e in pool and e.house and e.load < house_load_cap]
         pool = _Pool.of(houses)
-        for entry in houses:
-            if full():
-                break
-            if entry not in pool:
-                continue
-            opponent = choose_opponent(entry, pool, first_window=first_window, house_vs_house=True)
-            if opponent is not None:
-                pair(entry, opponent)
+        round_(houses, house_vs_house=True)
     return pairs

@@ -8,16 +8,22 @@ indexes (``Rating.Meta.indexes``), and only one page of rows is read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case, F, Q, QuerySet, Value, When
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.utils import timezone
 
+from arena.matches.models import Match, Participant
+from arena.matches.selectors import match_queue_wait
+from arena.ratings import ladder
 from arena.ratings.models import Rating, RatingChange, figure_mean
-from arena.submissions.models import Agent
+from arena.ratings.pairing import Entry, may_meet, rematch_wait_s
+from arena.submissions.models import Agent, Submission
 from games.core import LadderFigure, get_game_spec
-from games.core.ranking import elo_is_provisional, payoff_summary_of_sums
+from games.core.ranking import ELO_START, elo_is_provisional, payoff_summary_of_sums
 
 #: Rows per leaderboard page (web and API); the API accepts up to ``MAX_PER_PAGE``.
 PER_PAGE = 50
@@ -271,3 +277,133 @@ def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
         _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
         for rank, r in enumerate(top, start=1)
     ]
+
+
+#: How many candidate opponents ``ladder_wait`` reads at most (free ones first): enough to
+#: find one that may be met at once on any ladder where one exists but a few.
+WAIT_CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class LadderWait:
+    """Why an entry is not playing a ranked match now, in words for its owner and the API.
+
+    ``state``: ``inactive``, ``playing``, ``queued``, ``next-pass``, ``rematch-cooldown``,
+    ``opponents-busy`` or ``no-opponent``.
+    """
+
+    state: str
+    text: str
+    match_id: int | None = None
+    #: When a rematch becomes allowed (``rematch-cooldown``).
+    until: datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "text": self.text,
+            "match": self.match_id,
+            "until": self.until.isoformat() if self.until else None,
+        }
+
+
+def ladder_wait(*, submission: Submission) -> LadderWait:
+    """Why ``submission`` is (or is not) waiting on its ladder, by the rules of
+    ``pairing.pair_entries``: at most three queries whatever the size of the ladder (its
+    ranked match in flight with the queue ahead of it, or up to ``WAIT_CANDIDATES`` possible
+    opponents with whether each is busy)."""
+    if not submission.active or submission.status != Submission.Status.ACCEPTED:
+        return LadderWait("inactive", "not active: it plays no ranked match until activated")
+    flight = (
+        Match.objects.filter(
+            kind=Match.Kind.RANKED,
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            participants__submission=submission,
+        )
+        .order_by("id")
+        .first()
+    )
+    if flight is not None and flight.status == Match.Status.RUNNING:
+        return LadderWait("playing", f"in a ranked match now (#{flight.pk})", flight.pk)
+    if flight is not None:
+        wait = match_queue_wait(flight)
+        ahead = wait.ahead if wait else 0
+        matches = "match" if ahead == 1 else "matches"
+        return LadderWait(
+            "queued",
+            f"ranked match #{flight.pk} queued behind {ahead} {matches}",
+            flight.pk,
+        )
+    game, version = submission.agent.game, submission.game_version
+    now = timezone.now()
+    mine = Rating.objects.filter(submission=submission).first()
+    me = Entry(
+        id=submission.pk,
+        owner=submission.agent.owner_id,
+        rating=mine.rating if mine else ELO_START,
+        opponents=tuple(mine.recent_opponents or ()) if mine else (),
+        house=bool(submission.house_bot),
+        idle_s=ladder.idle_s(mine.last_played if mine else None, now),
+    )
+    in_flight = Participant.objects.filter(
+        submission_id=OuterRef("submission_id"),
+        match__kind=Match.Kind.RANKED,
+        match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+    )
+    others = Rating.objects.filter(
+        game=game,
+        game_version=version,
+        submission__active=True,
+        submission__status=Submission.Status.ACCEPTED,
+    ).exclude(submission=submission)
+    if not submission.house_bot:
+        others = others.exclude(submission__agent__owner_id=me.owner)
+    rows = list(
+        others.annotate(busy=Exists(in_flight))
+        .order_by("busy", "id")
+        .values_list(
+            "submission_id",
+            "submission__agent__owner_id",
+            "submission__house_bot",
+            "rating",
+            "last_played",
+            "recent_opponents",
+            "busy",
+        )[:WAIT_CANDIDATES]
+    )
+    cooldown_s = settings.ARENA_REMATCH_COOLDOWN_S
+    waits = []
+    for sid, owner, house, rating, last_played, opponents, busy in rows:
+        other = Entry(
+            id=sid,
+            owner=owner,
+            rating=rating,
+            opponents=tuple(opponents or ()),
+            house=bool(house),
+            idle_s=ladder.idle_s(last_played, now),
+        )
+        if busy or not may_meet(me, other) or (me.house and other.house):
+            continue  # house bots meet each other at low priority only: not a reason to wait
+        waits.append(rematch_wait_s(me, other, cooldown_s=cooldown_s))
+    interval_s = settings.ARENA_MATCHMAKING_INTERVAL_S
+    if any(w <= 0 for w in waits):
+        return LadderWait(
+            "next-pass",
+            f"waiting for the next matchmaking pass (one every {interval_s:g} s)",
+        )
+    if waits:
+        until = now + timedelta(seconds=min(waits))
+        return LadderWait(
+            "rematch-cooldown",
+            "waiting for an opponent: your only possible opponents played you last; a "
+            f"rematch is allowed after {timezone.localtime(until):%H:%M:%S}",
+            until=until,
+        )
+    if rows:
+        return LadderWait(
+            "opponents-busy", "waiting for an opponent: every possible opponent is in a match now"
+        )
+    return LadderWait(
+        "no-opponent",
+        "waiting for an opponent: no other owner's agent is active on this ladder yet",
+    )

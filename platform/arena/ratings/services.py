@@ -227,6 +227,7 @@ def ladder_pair(*, game: str) -> list[Match]:
             load=ladder.decayed_load(load, last_played, now),
             opponents=tuple(opponents or ()),
             house=bool(house_bot),
+            idle_s=ladder.idle_s(last_played, now),
         )
         for submission, owner, house_bot, rating, load, last_played, opponents in rows
         if submission not in busy
@@ -237,6 +238,7 @@ def ladder_pair(*, game: str) -> list[Match]:
         house_play=not users_waiting,
         house_load_cap=settings.ARENA_HOUSE_GAMES_PER_DAY,
         max_pairs=max_pairs,
+        rematch_cooldown_s=settings.ARENA_REMATCH_COOLDOWN_S,
     )
     if not pairs:
         return []

@@ -11,9 +11,15 @@ from django.views.decorators.http import require_POST
 
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
-from arena.matches.selectors import match_log, ranked_matches_of_agent
+from arena.matches.selectors import (
+    match_log,
+    match_progress,
+    match_queue_wait,
+    ranked_matches_of_agent,
+    validation_bounds,
+)
 from arena.ratings.charts import rating_chart_svg
-from arena.ratings.selectors import rating_history
+from arena.ratings.selectors import ladder_wait, rating_history
 from arena.submissions import selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
@@ -53,7 +59,11 @@ def upload(request: HttpRequest) -> HttpResponse:
         except RateLimited as exc:
             return _throttled(
                 request,
-                render(request, "submissions/upload.html", {"form": form, "error": exc.message}),
+                render(
+                    request,
+                    "submissions/upload.html",
+                    {"validations": validation_bounds(), "form": form, "error": exc.message},
+                ),
                 exc,
             )
         except Refused as exc:
@@ -61,7 +71,9 @@ def upload(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("submissions:detail", submission_id=submission.pk)
     return render(
-        request, "submissions/upload.html", {"form": form, "error": error, "problems": problems}
+        request,
+        "submissions/upload.html",
+        {"validations": validation_bounds(), "form": form, "error": error, "problems": problems},
     )
 
 
@@ -98,11 +110,17 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
             status=Submission.Status.ACCEPTED,
         ).select_related("agent")
     ]
+    running = validation is not None and not validation.is_done
     context = {
         "submission": submission,
         "validation": validation,
+        # While it runs: turns played and calls answered so far; while queued: what it awaits.
+        "progress": match_progress(validation) if running and validation else None,
+        "queue_wait": match_queue_wait(validation) if running and validation else None,
+        "bound": validation_bounds(game=submission.agent.game)[0],
         "log": log,
         "training_form": TrainingForm(opponents=opponents),
+        "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
         "trainings": Match.objects.filter(
             kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
         ).order_by("-id")[:10],
@@ -173,12 +191,17 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         mine = next((p for p in seats if p.submission.agent_id == the_agent.pk), None)
         others = [p for p in seats if p is not mine]
         rows.append({"match": m, "mine": mine, "opponents": others})
+    versions = list(the_agent.submissions.select_related("rating"))
+    active = [s for s in versions if s.active]
+    waits = [(s, ladder_wait(submission=s)) for s in sorted(active, key=lambda s: -s.version)]
     return render(
         request,
         "submissions/agent.html",
         {
             "agent": the_agent,
-            "submissions": the_agent.submissions.select_related("rating"),
+            "submissions": versions,
+            # Why each active version is (not) playing now; none active: "not active".
+            "waits": waits,
             "is_owner": request.user.is_authenticated
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),

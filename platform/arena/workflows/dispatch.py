@@ -15,18 +15,13 @@ from django.utils import timezone
 from arena.accounts.models import User
 from arena.celery_app import app
 from arena.matches.models import Match
+from arena.matches.queues import match_queue
 from arena.matches.services import match_create
 from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
 
 MATCH_RUN_TASK = "arena.workflows.tasks.match_run_task"
 MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
-
-
-def match_queue(match: Match) -> str:
-    """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
-    anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
-    return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
 
 
 def match_enqueue(match_id: int) -> None:
@@ -57,7 +52,11 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
             for m in matches:
                 soft, hard = limits[(m.game, m.game_version)]
                 task.apply_async(
-                    args=[m.pk], soft_time_limit=soft, time_limit=hard, producer=producer
+                    args=[m.pk],
+                    queue=match_queue(m),
+                    soft_time_limit=soft,
+                    time_limit=hard,
+                    producer=producer,
                 )
 
     transaction.on_commit(enqueue)

@@ -97,7 +97,11 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
         submission_services.submission_set_status(
             submission=submission,
             status="accepted",
-            detail=f"finished a {match.game} game against itself: {match.summary}",
+            detail=(
+                f"played a short {match.game} match against itself ({record.turns} turns, "
+                f"{record.rounds} round{'s' if record.rounds != 1 else ''}): it loaded, answered "
+                f"every call and played only legal actions. {match.summary}"
+            ).strip(),
         )
 
 

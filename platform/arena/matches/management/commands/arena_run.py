@@ -1,9 +1,14 @@
 """``make run``: the embedded platform in one command (README.md, "Two commands").
 
 Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
-starts and supervises three children, as deploy/ runs them on a server:
+starts and supervises five children, as deploy/ runs them on a server:
 
-- **worker**: a Celery worker on every declared queue;
+- **worker**: a Celery worker on the ranked queue (``--concurrency`` processes);
+- **interactive worker**: a Celery worker on the training and validation queues, with slots of
+  its own (``ARENA_INTERACTIVE_CONCURRENCY``), so a training match or an upload's validation
+  never waits behind the ladder's games;
+- **maintenance worker**: one process on the maintenance queue (matchmaking, sweeper, reaper,
+  log upkeep), which keeps its period when every match slot is busy;
 - **beat**: Celery beat, which enqueues matchmaking and the platform's periodic tasks (sweeper,
   reaper, log maintenance);
 - **web**: gunicorn (``deploy/gunicorn.conf.py``) on http://127.0.0.1:8000, static files through
@@ -13,7 +18,7 @@ Each child runs in its own process group. When one dies, its whole group is kill
 pool processes die with it), the containers a dead worker's agents ran in are removed, and it is
 started again after a back-off, while the others keep running: the site stays up while the
 worker restarts, and matches go on while beat restarts (a beat embedded in the worker with
-``-B`` would be a worker child nobody restarts when it alone dies). Ctrl-C (or SIGTERM) stops both
+``-B`` would be a worker child nobody restarts when it alone dies). Ctrl-C (or SIGTERM) stops all
 gracefully, kills what is left after ``--stop-timeout`` seconds, and removes leftover agent
 containers. The broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
 """
@@ -35,7 +40,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.management.commands.arena_worker import beat_argv, child_env, worker_argv
+from arena.matches.management.commands.arena_worker import (
+    POOLS,
+    beat_argv,
+    child_env,
+    worker_argv,
+)
 from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
 
 #: A child that ran this long before dying starts again at once; quicker deaths back off.
@@ -86,6 +96,8 @@ class Child:
 
     name: str
     argv: list[str]
+    #: Variables this child gets on top of the supervisor's environment.
+    env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     next_start: float = 0.0
@@ -106,7 +118,7 @@ class Supervisor:
         """Start ``child`` in a process group of its own (so it can be killed as a whole)."""
         child.proc = subprocess.Popen(
             child.argv,
-            env=self.env,
+            env={**self.env, **child.env},
             cwd=self.cwd,
             start_new_session=True,
             preexec_fn=_die_with_parent,  # noqa: PLW1509 - the supervisor runs no threads
@@ -145,7 +157,7 @@ class Supervisor:
             )
             child.proc = None
             child.next_start = now + delay
-            if child.name == "worker":
+            if child.name.endswith("worker"):
                 _remove_containers(self.say)
 
     def stop(self, timeout_s: float) -> None:
@@ -181,10 +193,10 @@ def _remove_containers(say: Any) -> None:
 
 
 class Command(BaseCommand):
-    """Run web, worker and beat together, restarting whichever dies."""
+    """Run web, the worker pools and beat together, restarting whichever dies."""
 
     help = (
-        "Start the whole platform (gunicorn, Celery worker and beat) on one machine; a child "
+        "Start the whole platform (gunicorn, Celery workers and beat) on one machine; a child "
         "that dies is restarted; Ctrl-C stops everything."
     )
 
@@ -231,7 +243,20 @@ class Command(BaseCommand):
             f"sandbox: {backend}; broker: {broker}; database: "
             f"{settings.DATABASES['default']['NAME']}"
         )
-        worker = Child("worker", worker_argv(concurrency=options["concurrency"]))
+        concurrency = {
+            "worker": options["concurrency"],
+            "interactive worker": settings.ARENA_INTERACTIVE_CONCURRENCY,
+            "maintenance worker": settings.ARENA_MAINTENANCE_CONCURRENCY,
+        }
+        workers = [
+            Child(
+                name,
+                worker_argv(concurrency=concurrency[name], roles=roles),
+                # Maintenance plays no match: no warm pool of agent containers there.
+                env={"ARENA_SANDBOX_POOL_SIZE": "0"} if name == "maintenance worker" else {},
+            )
+            for name, roles in POOLS.items()
+        ]
         beat = Child("beat", beat_argv(schedule=settings.CELERY_BEAT_SCHEDULE_FILENAME))
         web = Child(
             "web",
@@ -252,7 +277,7 @@ class Command(BaseCommand):
         def say(text: str) -> None:
             self.stderr.write(f"make run: {text}")
 
-        supervisor = Supervisor([worker, beat, web], env=env, cwd=root, say=say)
+        supervisor = Supervisor([*workers, beat, web], env=env, cwd=root, say=say)
         # SIGINT too, explicitly: a shell that starts `make run &` hands it down ignored, and
         # `kill -INT` (or Ctrl-C after `fg`) must still stop everything.
         stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -264,7 +289,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Agent Arena is up on http://{options['addr']}/ "
-                    "(Ctrl-C stops web, worker and beat)"
+                    "(Ctrl-C stops web, workers and beat)"
                 )
             )
             while True:

@@ -1,7 +1,10 @@
-"""``manage.py arena_worker``: one Celery worker node on every queue the settings declare.
+"""``manage.py arena_worker``: one Celery worker node, on every queue the settings declare or on
+the queues of the roles given with ``--role`` (``matches``, ``training``, ``validation``,
+``maintenance``: deploy/README.md, "Queues and worker pools").
 
-What each worker host runs (deploy/README.md), and what ``make run`` starts (with beat). Options
-after ``--`` go to ``celery worker`` unchanged, e.g. ``manage.py arena_worker -n match1@%h``.
+What each worker host runs (deploy/README.md), and what ``make run`` starts (one node per pool,
+with beat). Options after ``--`` go to ``celery worker`` unchanged, e.g.
+``manage.py arena_worker -n match1@%h``.
 """
 
 from __future__ import annotations
@@ -28,16 +31,43 @@ def child_env() -> dict[str, str]:
     return env
 
 
+#: The worker pools ``make run`` and deploy/compose.yaml start: name, the queue roles it
+#: consumes. Training and validation have slots of their own, so they never wait behind the
+#: ranked (house-v-house) games; maintenance keeps its period when every match slot is busy.
+POOLS: dict[str, tuple[str, ...]] = {
+    "worker": ("matches",),
+    "interactive worker": ("training", "validation"),
+    "maintenance worker": ("maintenance",),
+}
+
+
+def role_queues(roles: list[str] | tuple[str, ...]) -> list[str]:
+    """The broker's queue names of ``roles`` (``settings.ARENA_QUEUES``); an unknown role is a
+    ``ValueError`` naming the known ones."""
+    unknown = [r for r in roles if r not in settings.ARENA_QUEUES]
+    if unknown:
+        raise ValueError(
+            f"no queue role {', '.join(unknown)}; the roles: {', '.join(settings.ARENA_QUEUES)}"
+        )
+    return [settings.ARENA_QUEUES[r] for r in roles]
+
+
+def pool_node_name(roles: list[str] | tuple[str, ...]) -> str:
+    """A Celery node name unique per instance, pool and host (``<instance>-<roles>@%h``)."""
+    return f"{settings.ARENA_INSTANCE_ID}-{'-'.join(roles)}@%h"
+
+
 def worker_argv(
     *,
     concurrency: int | None = None,
     node_name: str | None = None,
     extra: list[str] | tuple[str, ...] = (),
+    roles: list[str] | tuple[str, ...] = (),
 ) -> list[str]:
-    """The ``celery worker`` command line: every declared queue, prefetch 1. Without
-    ``concurrency`` the settings' ``CELERY_WORKER_CONCURRENCY`` (else Celery's default, one per
-    core) applies. Beat is never embedded (``-B``): it runs as a process of its own
-    (``beat_argv``), so a worker restart neither loses nor doubles it."""
+    """The ``celery worker`` command line: the queues of ``roles`` (none: every declared
+    queue), prefetch 1. Without ``concurrency`` the settings' ``CELERY_WORKER_CONCURRENCY``
+    (else Celery's default, one per core) applies. Beat is never embedded (``-B``): it runs as
+    a process of its own (``beat_argv``), so a worker restart neither loses nor doubles it."""
     argv = [
         sys.executable,
         "-m",
@@ -46,7 +76,7 @@ def worker_argv(
         "arena.celery_app",
         "worker",
         "-Q",
-        ",".join(worker_queues()),
+        ",".join(role_queues(roles) if roles else worker_queues()),
         "--prefetch-multiplier",
         "1",
         "--loglevel",
@@ -54,8 +84,8 @@ def worker_argv(
     ]
     if concurrency:
         argv += ["--concurrency", str(concurrency)]
-    if node_name:
-        argv += ["-n", node_name]
+    if node_name or roles:
+        argv += ["-n", node_name or pool_node_name(roles)]
     return [*argv, *extra]
 
 
@@ -76,7 +106,7 @@ def beat_argv(*, schedule: str) -> list[str]:
 
 
 class Command(BaseCommand):
-    """Replace this process with a Celery worker on every declared queue."""
+    """Replace this process with a Celery worker on every declared queue (or ``--role``'s)."""
 
     help = (
         "Run one Celery worker node on every queue the settings declare "
@@ -94,6 +124,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "-n", "--node-name", default=None, help="Celery node name, unique per host: name@%%h"
         )
+        parser.add_argument(
+            "--role",
+            action="append",
+            default=[],
+            choices=list(settings.ARENA_QUEUES),
+            help="consume only this role's queue (repeatable; default: every queue)",
+        )
         parser.add_argument("celery_args", nargs="*", help="more `celery worker` options")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -102,6 +139,7 @@ class Command(BaseCommand):
             concurrency=options["concurrency"],
             node_name=options["node_name"],
             extra=options["celery_args"],
+            roles=options["role"],
         )
         sys.stdout.flush()
         os.execve(argv[0], argv, child_env())  # noqa: S606 - our own argv, no shell

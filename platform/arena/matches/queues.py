@@ -1,0 +1,45 @@
+"""Which Celery queue each kind of work runs in (deploy/README.md, "Queues and worker pools").
+
+Ranked matches, training matches and validations each have their own queue, so a training
+match or an upload's validation never waits behind the ladder's house-v-house games; the
+periodic maintenance (sweeper, reaper, log upkeep, matchmaking) has its own queue too, so it
+keeps its period when every match slot is busy. Every queue name carries the deployment's
+``ARENA_INSTANCE_ID``: two instances sharing one Redis never consume each other's tasks.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from arena.matches.models import Match
+
+#: The queues, by role (the part of the name after the instance identity).
+RANKED = "matches"
+TRAINING = "training"
+VALIDATION = "validation"
+MAINTENANCE = "maintenance"
+ROLES = (RANKED, TRAINING, VALIDATION, MAINTENANCE)
+
+_ROLE_OF_KIND = {
+    Match.Kind.RANKED: RANKED,
+    Match.Kind.TRAINING: TRAINING,
+    Match.Kind.VALIDATION: VALIDATION,
+}
+
+
+def queue_name(role: str) -> str:
+    """The broker's name of the queue of ``role`` for this deployment (``<instance>.<role>``,
+    ``settings.ARENA_QUEUES``)."""
+    if role not in ROLES:
+        raise ValueError(f"no queue role {role!r}; the roles: {', '.join(ROLES)}")
+    return str(settings.ARENA_QUEUES[role])
+
+
+def role_of_kind(kind: str) -> str:
+    """The queue role of a match of ``kind`` (ranked, training or validation)."""
+    return _ROLE_OF_KIND[Match.Kind(kind)]
+
+
+def match_queue(match: Match) -> str:
+    """The queue the match runs in."""
+    return queue_name(role_of_kind(match.kind))
