@@ -4,6 +4,8 @@ workflows' business, ``arena.workflows.matches``)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -85,7 +87,7 @@ def match_play(*, match: Match) -> MatchRecord | str:
                     or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
                 ),
             ),
-            on_event=writer,
+            on_event=writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
@@ -95,6 +97,18 @@ def match_play(*, match: Match) -> MatchRecord | str:
     if record.platform_error:
         return str(record.platform_error)
     return record
+
+
+def _challenger_prints(writer: EventWriter) -> Callable[[dict[str, Any]], None]:
+    """A challenge keeps the prints of the challenger's seat (0) only: the challenged agent's
+    owner did not ask for the match, so nothing of its output is stored."""
+
+    def write(entry: dict[str, Any]) -> None:
+        if entry.get("seat") != 0 and entry.get("stdout") is not None:
+            entry = {**entry, "stdout": None}
+        writer(entry)
+
+    return write
 
 
 def match_platform_failure(*, match: Match, error: str) -> str:

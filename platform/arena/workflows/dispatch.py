@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,8 +26,14 @@ MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
 
 def match_queue(match: Match) -> str:
     """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
-    anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
-    return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
+    anyone's training or ranked matches, and training and challenges on their own queue
+    (``ARENA_TRAINING_QUEUE``), so a flood of them never delays ranked play (every worker
+    consumes ``ARENA_WORKER_QUEUES``). Ranked matches and any other kind: ``matches``."""
+    if match.kind == Match.Kind.VALIDATION:
+        return "validation"
+    if match.kind in (Match.Kind.TRAINING, Match.Kind.CHALLENGE):
+        return str(settings.ARENA_TRAINING_QUEUE)
+    return "matches"
 
 
 def match_enqueue(match_id: int) -> None:
