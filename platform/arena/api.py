@@ -661,6 +661,8 @@ class HistoryRow(Schema):
     rating_before: float | None
     rating_after: float | None
     opponents: list[HistoryOpponent]
+    #: Why the match ended as it did for this seat: only when the agent is yours.
+    detail: str | None = None
 
 
 class HistoryPageOut(Schema):
@@ -674,6 +676,7 @@ class HistoryPageOut(Schema):
     "/matches",
     auth=optional_auth,
     response={200: HistoryPageOut, **ERRORS},
+    exclude_unset=True,
     summary="An agent's matches, newest first (cursor pagination)",
 )
 def matches_list(
