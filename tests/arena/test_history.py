@@ -4,8 +4,6 @@ which kinds, the head-to-head figures, and query counts that do not grow with th
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
-
 import pytest
 from arena.accounts.models import User
 from arena.matches.models import Match, Participant
@@ -139,19 +137,25 @@ def test_history_pages_cost_the_same_queries_at_two_sizes() -> None:
         subs = make_entries("split-or-steal", agents)
         for i in range(matches):
             play(subs[0], subs[1 + i % (agents - 1)], ("win", "loss", "draw")[i % 3])
-        # Extra versions of the agent: the cost must not follow them either.
         a, b = subs[0], subs[1]
         owner = login(a.agent.owner)
+        anonymous = Client()
         pages = {
-            "history": lambda: owner.get(f"/agents/{a.agent_id}/matches/"),
-            "history filtered": lambda: Client().get(
-                f"/agents/{a.agent_id}/matches/?kind=ranked&result=win&opponent={b.agent_id}"
+            "history": (owner, f"/agents/{a.agent_id}/matches/"),
+            "history filtered": (
+                anonymous,
+                f"/agents/{a.agent_id}/matches/?kind=ranked&result=win&opponent={b.agent_id}",
             ),
-            "api history": lambda: Client().get(f"/api/matches?agent={a.agent_id}&per_page=10"),
-            "api head-to-head": lambda: Client().get(f"/api/agents/{a.agent_id}/head-to-head"),
-            "pair": lambda: Client().get(f"/agents/{a.agent_id}/versus/{b.agent_id}/"),
-            "agent page": lambda: owner.get(f"/submissions/agents/{a.agent_id}/"),
+            "api history": (anonymous, f"/api/matches?agent={a.agent_id}&per_page=10"),
+            "api head-to-head": (anonymous, f"/api/agents/{a.agent_id}/head-to-head"),
+            "pair": (anonymous, f"/agents/{a.agent_id}/versus/{b.agent_id}/"),
+            "agent page": (owner, f"/submissions/agents/{a.agent_id}/"),
         }
-        counts.append({name: _queries(fetch) for name, fetch in pages.items()})
+        counts.append(
+            {
+                name: _queries(lambda c=client, u=url: c.get(u))
+                for name, (client, url) in pages.items()
+            }
+        )
     assert counts[0] == counts[1]
     assert all(n >= 2 for n in counts[0].values()), counts
