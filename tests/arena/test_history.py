@@ -4,6 +4,7 @@ which kinds, the head-to-head figures, and query counts that do not grow with th
 from __future__ import annotations
 
 from datetime import timedelta
+
 import pytest
 from arena.accounts.models import User
 from arena.matches.models import Match, Participant
