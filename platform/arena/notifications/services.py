@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from arena.accounts.models import User
@@ -119,12 +120,23 @@ def _payload(notification: Notification) -> dict[str, object]:
     }
 
 
-@transaction.atomic
 def delivery_send(*, delivery_id: int) -> str:
     """Send one delivery unless it was sent already (a redelivered task); returns its status.
 
-    Raises whatever the channel raised, after recording it: the task retries.
+    Raises whatever the channel raised, after recording it on the delivery: the task retries.
     """
+    try:
+        return _delivery_send_locked(delivery_id)
+    except Exception as exc:
+        Delivery.objects.filter(pk=delivery_id).update(
+            attempts=F("attempts") + 1, last_error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+
+
+@transaction.atomic
+def _delivery_send_locked(delivery_id: int) -> str:
+    # The row lock makes a duplicate task wait, then find it sent.
     delivery = (
         Delivery.objects.select_for_update()
         .select_related("notification__user")
@@ -133,17 +145,12 @@ def delivery_send(*, delivery_id: int) -> str:
     )
     if delivery is None or delivery.status == Delivery.Status.SENT:
         return Delivery.Status.SENT
-    delivery.attempts += 1
     notification = delivery.notification
-    try:
-        if delivery.channel == Channel.EMAIL:
-            _send_email(notification)
-        else:
-            _send_webhook(notification)
-    except Exception as exc:
-        delivery.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-        delivery.save(update_fields=["attempts", "last_error"])
-        raise
+    if delivery.channel == Channel.EMAIL:
+        _send_email(notification)
+    else:
+        _send_webhook(notification)
+    delivery.attempts += 1
     delivery.status = Delivery.Status.SENT
     delivery.sent = timezone.now()
     delivery.last_error = ""
