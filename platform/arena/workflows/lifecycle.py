@@ -25,6 +25,7 @@ from arena.celery_app import app
 from arena.matches.models import Match
 from arena.matches.play import RETRY, match_lock, match_platform_failure
 from arena.matches.status import match_deadline
+from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored
 
@@ -76,6 +77,8 @@ def matches_sweep() -> dict[str, int]:
                 counts["errored"] += 1
             if match.kind == Match.Kind.VALIDATION:
                 validation_errored(match=match, retrying=outcome == RETRY)
+            if match.status == Match.Status.ERROR:
+                match_effects(match=match)  # never raises: notifications, waiting challenges
             logger.warning("swept match %s: %s (%s)", match.pk, error, match.status)
     waited = now - timedelta(seconds=settings.ARENA_MATCH_QUEUED_MAX_S)
     lost = Match.objects.filter(status=Match.Status.QUEUED).filter(
