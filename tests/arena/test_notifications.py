@@ -246,3 +246,19 @@ def test_a_broken_notifier_never_fails_the_match(
     )
     assert Match.objects.get(pk=training.json()["match"]).status == "finished"
     assert not Notification.objects.exists()
+
+
+def test_a_validation_the_platform_could_not_run_is_told_too(
+    settings: Any, make_user: Any, starter_source: str
+) -> None:
+    from arena.workflows.matches import match_fail
+    from arena.workflows.submissions import submission_upload
+
+    alice = make_user("alice")
+    submission = submission_upload(owner=alice, source=starter_source)  # not run: no commit
+    match = Match.objects.get(kind="validation")
+    Match.objects.filter(pk=match.pk).update(attempts=settings.ARENA_MATCH_MAX_ATTEMPTS)
+    match_fail(match_id=match.pk, error="the sandbox is gone")
+    told = Notification.objects.get(user=alice, kind="validation")
+    assert told.subject == f"{submission.label} could not be validated (not your agent's fault)"
+    assert "administrator can re-run it" in told.body

@@ -83,11 +83,15 @@ def _tell_validation(match: Match) -> None:
     seat = Participant.objects.select_related("submission__agent__owner").get(match=match, seat=0)
     submission = seat.submission
     if submission.status == submission.Status.PENDING:
-        return  # the platform failed it and it is being tried again: nothing to tell yet
+        if match.status != Match.Status.ERROR:
+            return  # the platform failed it and it is being tried again: nothing to tell yet
+        verdict = "could not be validated (not your agent's fault)"
+    else:
+        verdict = f"was {submission.status}"
     notify(
         user=submission.agent.owner,
         kind=Kind.VALIDATION,
-        subject=f"{submission.label} was {submission.status}",
+        subject=f"{submission.label} {verdict}",
         body=submission.status_detail,
         url=f"/submissions/{submission.pk}/",
         dedupe_key=f"validation:{submission.pk}",
