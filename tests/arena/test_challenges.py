@@ -226,3 +226,35 @@ def test_the_agent_page_challenges_and_says_when_over_quota(
     assert b'id="challenge-settings"' in owner.get(f"/submissions/agents/{b['agent_id']}/").content
     owner.post(f"/agents/{b['agent_id']}/challenge-settings/", {"min_rating": ""})
     assert b'id="no-challenges"' in web.get(f"/submissions/agents/{b['agent_id']}/").content
+
+
+def test_the_sweeper_releases_held_challenges_within_the_share_only(
+    settings: Any,
+    two_users: dict[str, Any],
+    django_capture_on_commit_callbacks: Any,
+    sent_tasks: list[tuple[int, str | None]],
+) -> None:
+    from datetime import timedelta
+
+    from arena.workflows.lifecycle import matches_sweep
+    from django.utils import timezone
+
+    settings.ARENA_CHALLENGES_IN_FLIGHT = 1
+    alice, a, b = two_users["alice"], two_users["a"], two_users["b"]
+    with django_capture_on_commit_callbacks(execute=True):
+        ids = [
+            post_json(
+                alice, "/api/challenges", {"submission": a["id"], "agent": b["agent_id"]}
+            ).json()["match"]
+            for _ in range(3)
+        ]
+    long_ago = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_QUEUED_MAX_S + 60)
+    Match.objects.filter(pk__in=ids).update(created=long_ago)
+    Match.objects.filter(pk=ids[0]).update(status="running", started=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        matches_sweep()
+    assert [m for m, _ in sent_tasks] == [ids[0]]  # one in flight: the others keep waiting
+    Match.objects.filter(pk=ids[0]).update(status="error")  # ended without the release
+    with django_capture_on_commit_callbacks(execute=True):
+        matches_sweep()
+    assert [m for m, _ in sent_tasks] == [ids[0], ids[1]]
