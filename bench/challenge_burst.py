@@ -155,11 +155,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         call_command("migrate", verbosity=0)
         ladder, mine, token = seed(args.entries)
+        queues = args.worker_queues or ",".join(worker_queues())
         worker_log = (var / "worker.log").open("wb")
         stack.callback(worker_log.close)
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "arena.celery_app", "worker", "-Q",
-             args.worker_queues or ",".join(worker_queues()), "--concurrency", str(args.concurrency),
+             queues, "--concurrency", str(args.concurrency),
              "--loglevel", "WARNING"],
             env=env, cwd=ROOT, stdout=worker_log, stderr=subprocess.STDOUT,
         )  # fmt: skip
