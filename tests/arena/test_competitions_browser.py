@@ -104,6 +104,7 @@ def test_history_filters_and_the_pair_page(driver: Any, live_server: Any) -> Non
         for r in driver.find_elements(By.CSS_SELECTOR, "#history tbody tr[data-kind]")
     ]
     assert outcomes == ["win"] * 4
+    driver.find_element(By.ID, "h2h-link").click()
     driver.find_element(
         By.CSS_SELECTOR, f'#head-to-head tr[data-opponent="{b.agent_id}"] a'
     ).click()

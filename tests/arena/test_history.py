@@ -127,6 +127,10 @@ def test_head_to_head_counts_and_the_pair_page() -> None:
     assert page.count("<svg") == 2  # both ratings over time
     agent_page = Client().get(f"/submissions/agents/{a.agent_id}/").content.decode()
     assert f'data-opponent="{b.agent_id}"' in agent_page
+    table = Client().get(f"/agents/{a.agent_id}/head-to-head/").content.decode()
+    assert table.index(f'data-opponent="{b.agent_id}"') < table.index(
+        f'data-opponent="{c.agent_id}"'
+    )
 
 
 def test_history_pages_cost_the_same_queries_at_two_sizes() -> None:
@@ -149,6 +153,7 @@ def test_history_pages_cost_the_same_queries_at_two_sizes() -> None:
             ),
             "api history": (anonymous, f"/api/matches?agent={a.agent_id}&per_page=10"),
             "api head-to-head": (anonymous, f"/api/agents/{a.agent_id}/head-to-head"),
+            "head-to-head page": (owner, f"/agents/{a.agent_id}/head-to-head/"),
             "pair": (anonymous, f"/agents/{a.agent_id}/versus/{b.agent_id}/"),
             "agent page": (owner, f"/submissions/agents/{a.agent_id}/"),
         }

@@ -100,10 +100,23 @@ def history(request: HttpRequest, agent_id: int) -> HttpResponse:
             "page": page,
             "error": error,
             "query": query.urlencode(),
-            "head_to_head": selectors.head_to_head(agent=agent, viewer=request.user),
-            "mean_payoff": _mean_payoff_game(agent.game),
         },
         status=400 if error else 200,
+    )
+
+
+def head_to_head(request: HttpRequest, agent_id: int) -> HttpResponse:
+    """The agent's whole head-to-head table (most played opponents first)."""
+    agent = _agent(agent_id)
+    return render(
+        request,
+        "competitions/head_to_head.html",
+        {
+            "agent": agent,
+            "head_to_head": selectors.head_to_head(agent=agent, viewer=request.user),
+            "mean_payoff": _mean_payoff_game(agent.game),
+            "owner_view": selectors.sees_everything(viewer=request.user, agent=agent),
+        },
     )
 
 
