@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                     "arena.celery_app",
                     "worker",
                     "-Q",
-                    "matches,validation,celery",
+                    "matches,training,validation,celery",
                     "--concurrency",
                     "1",
                     "--loglevel",

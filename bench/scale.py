@@ -9,11 +9,13 @@ Per-call match logs are not seeded (a finished match stores them as one blob).
 
 Then measures with Django's test client, ``--requests`` times each after a warm-up: p50/p95
 milliseconds, queries and bytes of the game page (first page of the leaderboard), a search on
-it, the API leaderboard, the home page, the agent page of the busiest agent and a match page;
+it, the API leaderboard, the home page, the agent page of the busiest agent and a match page,
+that agent's match history (the page, filtered, the API), its head-to-head and a pair page;
 and the time and queries of one matchmaking pass over every (free) entry, split into the
 pairing transaction and the enqueueing after commit.
 
-Targets: leaderboard page p95 <= 50 ms, query counts constant, matchmaking <= 1 s.
+Targets: leaderboard, history and head-to-head p95 <= 50 ms, query counts constant,
+matchmaking <= 1 s.
 The matchmaking pass is measured with the default bound on queued matches per ladder
 (``ARENA_MATCHMAKING_QUEUE_MAX``) and without one (every free entry paired at once).
 Run: `.venv/bin/python bench/scale.py` (full size: a few minutes, several GB of disk), or
@@ -105,6 +107,16 @@ def copy_rows(model: Any, columns: list[str], rows: Iterable[tuple[Any, ...]]) -
             f"(SELECT COALESCE(MAX(id), 1) FROM {table}))"
         )
     return count
+
+
+def _last_opponent(agent: int, seat_a: Any, seat_b: Any) -> int:
+    """The agent id (1-based) of ``agent``'s (0-based) latest opponent."""
+    for m in range(len(seat_a) - 1, -1, -1):
+        if seat_a[m] == agent:
+            return int(seat_b[m]) + 1
+        if seat_b[m] == agent:
+            return int(seat_a[m]) + 1
+    return 1 if agent else 2
 
 
 def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[str, Any]:
@@ -291,6 +303,8 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     return {
         "busiest_agent": busiest + 1,
         "busiest_agent_matches": games[busiest],
+        # Its most recent opponent: the pair page's other agent.
+        "busiest_opponent": _last_opponent(busiest, seat_a, seat_b),
         "recent_match": matches,
         "database_bytes": size,
     }
@@ -431,6 +445,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "home": "/",
             "agent_page_busiest": f"/submissions/agents/{busiest.agent_id}/",
             "match_page": f"/matches/{seeded['recent_match']}/",
+            # Match history and head-to-head (README "History and head-to-head").
+            "history_page_busiest": f"/agents/{busiest.agent_id}/matches/",
+            "history_page_busiest_filtered": (
+                f"/agents/{busiest.agent_id}/matches/?kind=ranked&result=win"
+            ),
+            "api_matches_busiest": f"/api/matches?agent={busiest.agent_id}&per_page=50",
+            "head_to_head_busiest": f"/api/agents/{busiest.agent_id}/head-to-head",
+            "pair_page_busiest": (
+                f"/agents/{busiest.agent_id}/versus/{seeded['busiest_opponent']}/"
+            ),
         }
         if args.explain:
             explain(client, pages["leaderboard_page"])
@@ -460,6 +484,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "matchmaking_pass_unbounded": unbounded,
             "targets": {
                 "leaderboard_page_p95_ms<=50": figures["leaderboard_page"]["p95_ms"] <= 50,
+                "history_page_p95_ms<=50": figures["history_page_busiest"]["p95_ms"] <= 50,
+                "head_to_head_p95_ms<=50": figures["head_to_head_busiest"]["p95_ms"] <= 50,
                 "matchmaking_s<=1 (bounded queue, median pass)": statistics.median(
                     p["total_s"] for p in bounded
                 )

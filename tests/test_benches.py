@@ -61,6 +61,12 @@ BENCHES = [
         ("postgres",),
     ),
     (
+        "challenge_burst.py",
+        ["--entries", "2", "--seconds", "4", "--burst", "5", "--quota", "2"],
+        {"alone", "with_burst", "ranked_ratio_with_burst", "targets"},
+        (),
+    ),
+    (
         "platform_flow.py",
         ["--uploads", "1", "--trainings", "1", "--ranked", "2"],
         {"upload_to_accepted_s", "ranked_matches_per_minute_one_worker"},

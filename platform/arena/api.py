@@ -10,6 +10,7 @@ decide what each caller may see.
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Annotated, Any, Literal
 
@@ -471,7 +472,8 @@ class MatchOut(Schema):
 
     id: int
     status: Literal["queued", "running", "finished", "error"]
-    kind: Literal["validation", "training", "ranked"]
+    #: ``validation``, ``training``, ``ranked``, ``challenge`` (and kinds apps add later).
+    kind: str
     game: str
     game_version: int | None = None
     timed: bool | None = None
@@ -592,6 +594,254 @@ def leaderboard_view(
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
     return leaderboard_page(game=game, page=page, per_page=per_page, search=q).as_dict()
+
+
+# --- Challenges, history, head-to-head, notifications (README "Challenges", "History") --------
+
+
+class ChallengeIn(Schema):
+    #: One of your accepted submissions.
+    submission: Id
+    #: The agent challenged (someone else's, same game).
+    agent: Id
+
+
+class ChallengeOut(Schema):
+    match: int
+    status: str
+    #: False when it waits for one of your challenges in flight to end.
+    sent: bool
+
+
+@api.post("/challenges", response={201: ChallengeOut, **ERRORS}, summary="Challenge an agent")
+def challenge_view(request: HttpRequest, body: ChallengeIn) -> Any:
+    """An unrated match of your submission against another user's agent (the version it plays:
+    its active one, else its newest accepted one). Throttled per hour (429 + Retry-After)."""
+    from arena.workflows.competitions import challenge_request
+
+    match = challenge_request(
+        user=user_of(request), submission_id=body.submission, agent_id=body.agent
+    )
+    match.refresh_from_db(fields=["status", "enqueued"])
+    return Status(
+        201, {"match": match.pk, "status": match.status, "sent": match.enqueued is not None}
+    )
+
+
+class ChallengeSettingsIn(Schema):
+    accepts: bool = True
+    min_rating: Annotated[float, Field(ge=-10_000, le=10_000)] | None = None
+
+
+class ChallengeSettingsOut(Schema):
+    agent: int
+    accepts: bool
+    min_rating: float | None
+
+
+AgentId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@api.put(
+    "/agents/{agent_id}/challenge-settings",
+    response={200: ChallengeSettingsOut, **ERRORS},
+    summary="Whether your agent accepts challenges",
+)
+def challenge_settings_view(
+    request: HttpRequest, agent_id: AgentId, body: ChallengeSettingsIn
+) -> Any:
+    """Owner only: opt out of challenges, or accept them only from agents rated at least
+    ``min_rating``."""
+    from arena.competitions.services import challenge_policy_set
+
+    agent = submission_selectors.agent_get(agent_id=agent_id)
+    policy = challenge_policy_set(
+        agent=agent, user=user_of(request), accepts=body.accepts, min_rating=body.min_rating
+    )
+    return {"agent": agent.pk, "accepts": policy.accepts, "min_rating": policy.min_rating}
+
+
+class HistoryOpponent(Schema):
+    seat: int
+    agent_id: int
+    agent: str
+    owner: str
+    version: int
+    submission: int
+    outcome: str | None
+    reason: str | None
+    score: float | None
+    rating_before: float | None
+    rating_after: float | None
+
+
+class HistoryRow(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    match: int
+    kind: str
+    status: str
+    game: str
+    created: str
+    finished: str | None
+    seat: int
+    version: int
+    submission: int
+    outcome: str | None
+    reason: str | None
+    score: float | None
+    rating_before: float | None
+    rating_after: float | None
+    opponents: list[HistoryOpponent]
+    #: Why the match ended as it did for this seat: only when the agent is yours.
+    detail: str | None = None
+
+
+class HistoryPageOut(Schema):
+    agent: int
+    matches: list[HistoryRow]
+    #: Pass as ``before`` for the next (older) page; null on the last page.
+    next_before: int | None
+
+
+@api.get(
+    "/matches",
+    auth=optional_auth,
+    response={200: HistoryPageOut, **ERRORS},
+    exclude_unset=True,
+    summary="An agent's matches, newest first (cursor pagination)",
+)
+def matches_list(
+    request: HttpRequest,
+    agent: Annotated[int, Query(ge=1, le=MAX_ID, description="the agent whose matches")],
+    opponent: Annotated[int | None, Query(ge=1, le=MAX_ID, description="agent id")] = None,
+    kind: Annotated[str, Query(max_length=32)] = "",
+    result: Annotated[str, Query(max_length=8, description="win, loss or draw")] = "",
+    since: Annotated[datetime.date | None, Query(description="YYYY-MM-DD")] = None,
+    until: Annotated[datetime.date | None, Query(description="YYYY-MM-DD, inclusive")] = None,
+    before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="a match id")] = None,
+    per_page: Annotated[int, Query(ge=1, le=100)] = 25,
+) -> Any:
+    """The matches of ``agent`` you may see (others' training is private; challenges show to
+    the owners of their agents), with public facts about the other seats."""
+    from arena.competitions.selectors import HistoryFilters, history_page
+
+    the_agent = submission_selectors.agent_get(agent_id=agent)
+    page = history_page(
+        agent=the_agent,
+        viewer=caller(request),
+        filters=HistoryFilters(
+            kind=kind,
+            opponent=opponent,
+            result=result,
+            since=since,
+            until=until,
+            before=before,
+            limit=per_page,
+        ),
+    )
+    return {"agent": the_agent.pk, "matches": page.rows, "next_before": page.next_before}
+
+
+class HeadToHeadRow(Schema):
+    opponent_id: int
+    opponent: str
+    owner: str
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    #: This agent's mean payoff (score) per match against that opponent, and the opponent's.
+    mean_payoff: float | None
+    opponent_mean_payoff: float | None
+    last_match: int
+    last_met: str | None
+
+
+class HeadToHeadOut(Schema):
+    agent: int
+    game: str
+    rows: list[HeadToHeadRow]
+
+
+@api.get(
+    "/agents/{agent_id}/head-to-head",
+    auth=optional_auth,
+    response={200: HeadToHeadOut, **ERRORS},
+    summary="An agent's record against each opponent",
+)
+def head_to_head_view(request: HttpRequest, agent_id: AgentId) -> Any:
+    """Per opponent: played, wins, draws, losses, mean payoffs, last met (most played first);
+    public matches only, unless the agent is yours."""
+    from arena.competitions.selectors import head_to_head
+
+    the_agent = submission_selectors.agent_get(agent_id=agent_id)
+    return {
+        "agent": the_agent.pk,
+        "game": the_agent.game,
+        "rows": head_to_head(agent=the_agent, viewer=caller(request)),
+    }
+
+
+class NotificationOut(Schema):
+    id: int
+    kind: str
+    subject: str
+    body: str
+    url: str
+    created: str
+    read: bool
+
+
+class NotificationsOut(Schema):
+    unread: int
+    notifications: list[NotificationOut]
+    next_before: int | None
+
+
+@api.get("/notifications", response={200: NotificationsOut, **ERRORS}, summary="Your inbox")
+def notifications_view(
+    request: HttpRequest,
+    before: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+) -> Any:
+    """Your notifications, newest first, 50 a page (``before``: the last id of a page)."""
+    from arena.notifications.selectors import INBOX_PER_PAGE, inbox, unread_count
+
+    user = user_of(request)
+    rows = list(inbox(user=user, before=before))
+    return {
+        "unread": unread_count(user=user),
+        "notifications": [
+            {
+                "id": n.pk,
+                "kind": n.kind,
+                "subject": n.subject,
+                "body": n.body,
+                "url": n.url,
+                "created": n.created.isoformat(),
+                "read": n.read is not None,
+            }
+            for n in rows
+        ],
+        "next_before": rows[-1].pk if len(rows) == INBOX_PER_PAGE else None,
+    }
+
+
+class ReadIn(Schema):
+    #: The notifications to mark read; all of them when absent.
+    ids: list[Id] | None = None
+
+
+class ReadOut(Schema):
+    marked: int
+
+
+@api.post("/notifications/read", response={200: ReadOut, **ERRORS}, summary="Mark read")
+def notifications_read_view(request: HttpRequest, body: ReadIn) -> Any:
+    """Mark your notifications read (the ones listed, or all)."""
+    from arena.notifications.services import notifications_mark_read
+
+    return {"marked": notifications_mark_read(user=user_of(request), ids=body.ids)}
 
 
 def not_found(request: HttpRequest) -> HttpResponse:

@@ -95,6 +95,8 @@ INSTALLED_APPS = [
     "arena.ratings",
     "arena.catalog",
     "arena.workflows",
+    "arena.notifications",
+    "arena.competitions",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +137,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "arena.notifications.context_processors.unread",
             ]
         },
     }
@@ -403,3 +406,30 @@ ARENA_WORKER_QUEUES = [
     ARENA_QUEUES.get(role, role)
     for role in env_list("ARENA_WORKER_QUEUES", ",".join(ARENA_QUEUE_ROLES))
 ]
+
+# --- Challenges, history, notifications (README "Challenges", "Notifications") ------------------
+#: Challenges a user may send in any sliding hour (over it: 429 with Retry-After).
+ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "20"))
+#: Challenges of one user sent to the workers at once; the rest wait their turn, so one user's
+#: burst shares the training queue with everyone else's training instead of filling it.
+ARENA_CHALLENGES_IN_FLIGHT = int(os.environ.get("ARENA_CHALLENGES_IN_FLIGHT", "2"))
+#: Ranked matches forfeited in a row (crash, timeout, illegal moves) that take an agent off the
+#: ladder; 0 turns auto-pause off.
+ARENA_AUTOPAUSE_FORFEITS = int(os.environ.get("ARENA_AUTOPAUSE_FORFEITS", "10"))
+#: This site's address, for links in emails and webhook payloads.
+ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "http://127.0.0.1:8000")
+#: How long a webhook post may take before it is retried later.
+ARENA_WEBHOOK_TIMEOUT_S = float(os.environ.get("ARENA_WEBHOOK_TIMEOUT_S", "5"))
+#: Django's email settings; email notifications are sent once DJANGO_EMAIL_HOST is set (or
+#: ARENA_NOTIFY_EMAIL=true with another DJANGO_EMAIL_BACKEND).
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = int(os.environ.get("DJANGO_EMAIL_TIMEOUT_S", "10"))
+EMAIL_BACKEND = os.environ.get(
+    "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "arena@localhost")
+ARENA_NOTIFY_EMAIL = env_bool("ARENA_NOTIFY_EMAIL", bool(os.environ.get("DJANGO_EMAIL_HOST")))

@@ -13,5 +13,7 @@ urlpatterns = [
     path("accounts/", include("arena.accounts.urls")),
     path("submissions/", include("arena.submissions.urls")),
     path("matches/", include("arena.matches.urls")),
+    path("notifications/", include("arena.notifications.urls")),
+    path("", include("arena.competitions.urls")),
     path("", include("arena.catalog.urls")),
 ]

@@ -40,6 +40,9 @@ class Match(models.Model):
         TRAINING = "training", "training"
         #: Paired by matchmaking; rated, prints dropped.
         RANKED = "ranked", "ranked"
+        #: One user's agent against another's public agent, on request; unrated, prints kept
+        #: for the challenger's seat only (docs: README "Challenges").
+        CHALLENGE = "challenge", "challenge"
 
     class Status(models.TextChoices):
         #: Waiting for a worker (also between retries of a platform error).
@@ -87,7 +90,12 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["kind", "status"]), models.Index(fields=["game", "kind"])]
+        indexes = [
+            models.Index(fields=["kind", "status"]),
+            models.Index(fields=["game", "kind"]),
+            # The challenge quota counts one user's requests of a kind in the last hour.
+            models.Index(fields=["requested_by", "kind", "created"], name="match_requested_recent"),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 
@@ -24,6 +25,7 @@ from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_deadline, match_set_status
 from games.core import MatchRecord, MatchSettings, play_match
+from games.core.record import LogEntry
 from games.core.validation import validation_plan
 
 logger = logging.getLogger(__name__)
@@ -131,7 +133,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                     else None
                 ),
             ),
-            on_event=writer,
+            on_event=writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
@@ -147,6 +149,18 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         )
         return PlayFailure(error=record.platform_error, trace=record.platform_traceback or "")
     return record
+
+
+def _challenger_prints(writer: EventWriter) -> Callable[[LogEntry], None]:
+    """A challenge keeps the prints of the challenger's seat (0) only: the challenged agent's
+    owner did not ask for the match, so nothing of its output is stored."""
+
+    def write(entry: LogEntry) -> None:
+        if entry.get("seat") != 0 and entry.get("stdout") is not None:
+            entry = {**entry, "stdout": None}
+        writer(entry)
+
+    return write
 
 
 def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:

@@ -24,6 +24,8 @@ _ROLE_OF_KIND = {
     Match.Kind.RANKED: RANKED,
     Match.Kind.TRAINING: TRAINING,
     Match.Kind.VALIDATION: VALIDATION,
+    # Challenges are unrated training against someone else's agent: same queue, same slots.
+    Match.Kind.CHALLENGE: TRAINING,
 }
 
 
@@ -36,7 +38,7 @@ def queue_name(role: str) -> str:
 
 
 def role_of_kind(kind: str) -> str:
-    """The queue role of a match of ``kind`` (ranked, training or validation)."""
+    """The queue role of a match of ``kind`` (ranked; training and challenges; validation)."""
     return _ROLE_OF_KIND[Match.Kind(kind)]
 
 

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
 from arena.matches.selectors import (
@@ -207,5 +208,7 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "chart": rating_chart_svg(points),
             "current": points[-1] if points else ELO_START,
             "matches": rows,
+            # Challenges, head-to-head and auto-pauses (arena.competitions).
+            "compete": agent_panel(request, the_agent),
         },
     )

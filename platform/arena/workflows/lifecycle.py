@@ -22,9 +22,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.celery_app import app
+from arena.competitions.services import challenges_release
 from arena.matches.models import Match
 from arena.matches.play import PlayFailure, RunOutcome, match_lock, match_platform_failure
 from arena.matches.status import match_deadline
+from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored
 
@@ -76,10 +78,17 @@ def matches_sweep() -> dict[str, int]:
                 counts["errored"] += 1
             if match.kind == Match.Kind.VALIDATION:
                 validation_errored(match=match, retrying=outcome is RunOutcome.RETRY)
+            if match.status == Match.Status.ERROR:
+                match_effects(match=match)  # never raises: notifications, waiting challenges
             logger.warning("swept match %s: %s (%s)", match.pk, error, match.status)
     waited = now - timedelta(seconds=settings.ARENA_MATCH_QUEUED_MAX_S)
-    lost = Match.objects.filter(status=Match.Status.QUEUED).filter(
-        Q(enqueued__lt=waited) | Q(enqueued__isnull=True, created__lt=waited)
+    # A challenge never sent waits for its user's challenges in flight (fair share): it is
+    # released below when that user has room, not re-sent as lost.
+    held = Q(kind=Match.Kind.CHALLENGE, enqueued__isnull=True)
+    lost = (
+        Match.objects.filter(status=Match.Status.QUEUED)
+        .filter(Q(enqueued__lt=waited) | Q(enqueued__isnull=True, created__lt=waited))
+        .exclude(held)
     )
     for match_id in lost.values_list("pk", flat=True):
         with transaction.atomic():
@@ -88,4 +97,15 @@ def matches_sweep() -> dict[str, int]:
                 continue
             match_enqueue_on_commit(match.pk)
             counts["resent"] += 1
+    waiting_users = (
+        Match.objects.filter(held, status=Match.Status.QUEUED, created__lt=waited)
+        .exclude(requested_by=None)
+        .values_list("requested_by_id", flat=True)
+        .distinct()
+    )
+    for user_id in list(waiting_users):
+        with transaction.atomic():
+            for match_id in challenges_release(user_id=user_id):
+                match_enqueue_on_commit(match_id)
+                counts["resent"] += 1
     return counts

@@ -41,6 +41,7 @@ from arena.matches.play import (
     match_record_result,
 )
 from arena.ratings.services import rating_apply, ratings_recompute
+from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored, validation_finished
 from games.core import MatchRecord
@@ -91,6 +92,8 @@ def match_fail(*, match_id: int, failure: PlayFailure) -> RunOutcome:
     outcome = match_platform_failure(match=match, failure=failure)
     if match.kind == Match.Kind.VALIDATION:
         validation_errored(match=match, retrying=match.status == Match.Status.QUEUED)
+    if match.status == Match.Status.ERROR:
+        match_effects(match=match)  # never raises: notifications, waiting challenges
     return outcome
 
 
@@ -105,6 +108,7 @@ def match_record(*, match_id: int, record: MatchRecord) -> Match | None:
         rating_apply(match=match)
     elif match.kind == Match.Kind.VALIDATION:
         validation_finished(match=match, record=record)
+    match_effects(match=match)  # never raises: notifications, auto-pause, waiting challenges
     return match
 
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.accounts.models import User
+from arena.competitions.services import ladder_pauses_clear
 from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
 from arena.submissions import services as submission_services
@@ -77,6 +78,7 @@ def submission_activate(*, submission: Submission, user: User) -> Submission:
     """Put an accepted submission on its game's ladder (at most ``ARENA_ACTIVE_PER_GAME``)."""
     submission = submission_services.submission_mark_active(submission=submission, user=user)
     rating_ensure(submission=submission)
+    ladder_pauses_clear(submission=submission)
     return submission
 
 

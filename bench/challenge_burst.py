@@ -1,0 +1,224 @@
+"""Ranked play during a burst of challenges, with a real worker: JSON on stdout.
+
+Starts a throw-away platform (SQLite, Redis when installed else the filesystem broker, one Celery
+worker consuming every queue) with a simple-card ladder of ``--entries`` uploaded agents (the
+starter agent, in the process sandbox). Then, twice for ``--seconds``: matchmaking passes every
+second, and the ranked matches finished in that window are counted; the second time one user
+first sends ``--burst`` challenges at once (through the API, as fast as the test client goes).
+
+Reports the ranked matches per minute without and with the burst and their ratio (target: the
+burst costs ranked play at most 20 %), how the burst was answered (201 / 429), and how many
+challenges ran in the window. Run: `.venv/bin/python bench/challenge_burst.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+from tests.e2e.parts import platform_env, redis_available, redis_server  # noqa: E402
+
+GAME = "simple-card"
+
+
+def log(message: str) -> None:
+    print(f"[burst] {message}", file=sys.stderr, flush=True)
+
+
+def seed(entries: int) -> tuple[Any, Any, Any]:
+    """``entries`` ladder agents of their own owners, and a challenger with an accepted agent."""
+    from arena.accounts.models import User
+    from arena.accounts.services import token_get_or_create
+    from arena.ratings.services import rating_ensure
+    from arena.submissions.models import Agent, Submission
+
+    from games.core import get_game_spec
+
+    spec = get_game_spec(GAME)
+
+    def entry(owner: Any, name: str, active: bool) -> Submission:
+        return Submission.objects.create(
+            agent=Agent.objects.create(owner=owner, game=GAME, name=name),
+            version=1,
+            source=spec.starter_source(),
+            sha256="0" * 64,
+            game_version=spec.version,
+            status=Submission.Status.ACCEPTED,
+            active=active,
+        )
+
+    ladder = []
+    for i in range(entries):
+        sub = entry(User.objects.create_user(username=f"player{i}"), f"bot{i}", True)
+        rating_ensure(submission=sub)
+        ladder.append(sub)
+    flooder = User.objects.create_user(username="flooder")
+    mine = entry(flooder, "flood", False)
+    return ladder, mine, token_get_or_create(user=flooder).key
+
+
+def drain(timeout_s: float) -> None:
+    from arena.matches.models import Match
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not Match.objects.filter(status__in=["queued", "running"]).exists():
+            return
+        time.sleep(0.5)
+    log("the queue did not drain in time; measuring anyway")
+
+
+def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> dict[str, Any]:
+    from arena.matches.models import Match
+    from arena.workflows.ladder import matchmaking_run
+    from django.test import Client
+    from django.utils import timezone
+
+    drain(120)
+    began = timezone.now()
+    answers: Counter[int] = Counter()
+    burst_s = [0.0]
+
+    def flood() -> None:
+        # The burst runs beside matchmaking, as another user's requests would.
+        client = Client(HTTP_AUTHORIZATION=f"Token {token}")
+        body = json.dumps({"submission": mine.pk, "agent": target.agent_id})
+        t0 = time.perf_counter()
+        for _ in range(burst):
+            answers[
+                client.post("/api/challenges", body, content_type="application/json").status_code
+            ] += 1
+        burst_s[0] = time.perf_counter() - t0
+
+    sender = threading.Thread(target=flood) if burst else None
+    if sender is not None:
+        sender.start()
+    end = time.monotonic() + seconds
+    paired = 0
+    while time.monotonic() < end:
+        paired += len(matchmaking_run())
+        time.sleep(1.0)
+    if sender is not None:
+        sender.join()
+    until = began + timedelta(seconds=seconds)
+    done = Match.objects.filter(finished__gte=began, finished__lt=until, status="finished")
+    ranked = done.filter(kind="ranked").count()
+    return {
+        "ranked_finished": ranked,
+        "ranked_per_minute": round(ranked / seconds * 60, 1),
+        "ranked_paired": paired,
+        "challenges_finished": done.filter(kind="challenge").count(),
+        "burst_answers": dict(answers),
+        "burst_s": round(burst_s[0], 2),
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    var = Path(tempfile.mkdtemp(prefix="arena-burst-"))
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, var, ignore_errors=True)
+        extra = {
+            "ARENA_SANDBOX_BACKEND": "process",
+            "ARENA_ALLOW_PROCESS_SANDBOX": "1",
+            "ARENA_CHALLENGES_PER_HOUR": str(args.quota),
+            "ARENA_LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOWED_HOSTS": "testserver",
+            # Every pass is driven from here, not by beat.
+            "ARENA_MATCHMAKING_INTERVAL_S": "100000",
+        }
+        broker = "filesystem"
+        if redis_available():
+            extra["REDIS_URL"] = stack.enter_context(redis_server())
+            broker = "redis"
+        env = platform_env(var, f"sqlite:///{var / 'bench.sqlite3'}", **extra)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from arena.celery_app import worker_queues
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        ladder, mine, token = seed(args.entries)
+        queues = args.worker_queues or ",".join(worker_queues())
+        worker_log = (var / "worker.log").open("wb")
+        stack.callback(worker_log.close)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "arena.celery_app", "worker", "-Q",
+             queues, "--concurrency", str(args.concurrency),
+             "--loglevel", "WARNING"],
+            env=env, cwd=ROOT, stdout=worker_log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+        def stop() -> None:
+            worker.terminate()
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+        stack.callback(stop)
+        log("warming up (the worker's first matches are not counted)...")
+        window(args.seconds / 2, 0, ladder[0], mine, token)
+        log("alone...")
+        alone = window(args.seconds, 0, ladder[0], mine, token)
+        log(f"alone: {alone}")
+        log("with the burst...")
+        burst = window(args.seconds, args.burst, ladder[0], mine, token)
+        log(f"with the burst: {burst}")
+        from django.conf import settings
+
+        ratio = (
+            burst["ranked_per_minute"] / alone["ranked_per_minute"]
+            if alone["ranked_per_minute"]
+            else None
+        )
+        return {
+            "load_average_1_5_15": os.getloadavg(),
+            "broker": broker,
+            "worker_concurrency": args.concurrency,
+            "worker_queues": args.worker_queues or "all",
+            "entries": args.entries,
+            "seconds": args.seconds,
+            "challenges_per_hour": args.quota,
+            "challenges_in_flight": settings.ARENA_CHALLENGES_IN_FLIGHT,
+            "alone": alone,
+            "with_burst": burst,
+            "ranked_ratio_with_burst": None if ratio is None else round(ratio, 3),
+            "targets": {"ranked_ratio>=0.8": ratio is not None and ratio >= 0.8},
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", type=int, default=8, help="ladder agents")
+    parser.add_argument("--seconds", type=float, default=60.0, help="each window")
+    parser.add_argument("--burst", type=int, default=100, help="challenges sent at once")
+    parser.add_argument("--quota", type=int, default=20, help="ARENA_CHALLENGES_PER_HOUR")
+    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--worker-queues",
+        default="",
+        help="queues the worker consumes (default: all; e.g. matches,validation,celery to see "
+        "what the requests alone cost ranked play, with no challenge played)",
+    )
+    print(json.dumps(run(parser.parse_args()), indent=2))
+
+
+if __name__ == "__main__":
+    main()

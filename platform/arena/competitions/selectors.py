@@ -1,0 +1,260 @@
+"""Reads for match history, head-to-head and pairs, with who-may-see-what in one place.
+
+Who sees which matches of an agent (README "History and head-to-head"):
+
+* its owner (and staff): every kind (ranked, training, challenge, tournament…);
+* anyone else: the public kinds (``PUBLIC_KINDS``: ranked and tournament matches), plus the
+  challenges in which they own the other seat. Training matches stay their owner's.
+
+What is shown of a seat the viewer does not own is public: agent, owner, version, outcome, the
+reason code (``crash``…), score and ratings, never a forfeit's text, prints or errors.
+
+Every read costs a constant number of queries whatever the agent's history: the agent, its
+submission ids, one page of its seats (keyset: ``before`` a match id, newest first) and the other
+seats of that page; the head-to-head is one grouped query plus the opponents' names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from arena.errors import Refused
+from arena.matches.models import Match, Participant
+from arena.submissions.models import Agent, Submission
+
+#: Kinds whose matches anyone may see (a kind another app adds is public only if listed here).
+PUBLIC_KINDS = ("ranked", "tournament")
+#: The results a history filters by (a seat's outcome).
+RESULTS = ("win", "loss", "draw")
+HISTORY_PER_PAGE = 25
+MAX_PER_PAGE = 100
+#: The head-to-head table lists at most this many opponents (most played first).
+HEAD_TO_HEAD_LIMIT = 200
+
+
+def history_kinds() -> list[str]:
+    """The kinds a history lists: every match kind but self-play validation."""
+    return [k for k in Match.Kind.values if k != Match.Kind.VALIDATION]
+
+
+def sees_everything(*, viewer: object, agent: Agent) -> bool:
+    """The agent's owner and staff see all its matches."""
+    user_id = getattr(viewer, "pk", None)
+    return bool(user_id) and (agent.owner_id == user_id or bool(getattr(viewer, "is_staff", False)))
+
+
+def _visibility(viewer: object, agent: Agent) -> Q:
+    """The matches of ``agent`` that ``viewer`` may see (on ``Participant`` rows)."""
+    kinds = history_kinds()
+    if sees_everything(viewer=viewer, agent=agent):
+        return Q(match__kind__in=kinds)
+    public = Q(match__kind__in=[k for k in kinds if k in PUBLIC_KINDS])
+    user_id = getattr(viewer, "pk", None)
+    if not user_id:
+        return public
+    theirs = Participant.objects.filter(
+        match_id=OuterRef("match_id"), submission__agent__owner_id=user_id
+    )
+    return public | (Q(match__kind=Match.Kind.CHALLENGE) & Q(Exists(theirs)))
+
+
+@dataclass
+class HistoryFilters:
+    """What a history is narrowed to; each refused value says what is allowed."""
+
+    kind: str = ""
+    opponent: int | None = None
+    result: str = ""
+    since: date | None = None
+    until: date | None = None
+    before: int | None = None
+    limit: int = HISTORY_PER_PAGE
+
+    def check(self) -> None:
+        kinds = history_kinds()
+        if self.kind and self.kind not in kinds:
+            raise Refused(f"kind {self.kind!r}: use one of {', '.join(kinds)}")
+        if self.result and self.result not in RESULTS:
+            raise Refused(f"result {self.result!r}: use one of {', '.join(RESULTS)}")
+        if not 1 <= self.limit <= MAX_PER_PAGE:
+            raise Refused(f"per_page must be between 1 and {MAX_PER_PAGE}")
+
+
+@dataclass
+class HistoryPage:
+    """One page of an agent's matches, newest first, and the cursor of the next one."""
+
+    agent: Agent
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    next_before: int | None = None
+    owner_view: bool = False
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def history_page(*, agent: Agent, viewer: object, filters: HistoryFilters) -> HistoryPage:
+    """One page of ``agent``'s matches as ``viewer`` may see them (3 queries)."""
+    filters.check()
+    owner_view = sees_everything(viewer=viewer, agent=agent)
+    submission_ids = list(Submission.objects.filter(agent=agent).values_list("pk", flat=True))
+    seats = Participant.objects.filter(submission_id__in=submission_ids).filter(
+        _visibility(viewer, agent)
+    )
+    if filters.kind:
+        seats = seats.filter(match__kind=filters.kind)
+    if filters.result:
+        seats = seats.filter(outcome=filters.result)
+    if filters.opponent is not None:
+        seats = seats.filter(
+            Exists(
+                Participant.objects.filter(
+                    match_id=OuterRef("match_id"), submission__agent_id=filters.opponent
+                ).exclude(submission__agent_id=agent.pk)
+            )
+        )
+    if filters.since is not None:
+        seats = seats.filter(match__created__gte=_day_start(filters.since))
+    if filters.until is not None:
+        seats = seats.filter(match__created__lt=_day_start(filters.until + timedelta(days=1)))
+    if filters.before is not None:
+        seats = seats.filter(match_id__lt=filters.before)
+    # A match where the agent holds two seats (training against itself) is listed once.
+    fetch = 2 * filters.limit + 1
+    found = list(
+        seats.select_related("match", "submission")
+        .defer("match__rounds", "match__final_state", "match__stats", "submission__source")
+        .order_by("-match_id", "seat")[:fetch]
+    )
+    mine: dict[int, Participant] = {}
+    for seat in found:
+        mine.setdefault(seat.match_id, seat)
+    ids = list(mine)[: filters.limit]
+    more = len(mine) > filters.limit or len(found) == fetch
+    others: dict[int, list[Participant]] = {i: [] for i in ids}
+    for p in (
+        Participant.objects.filter(match_id__in=ids)
+        .select_related("submission__agent__owner")
+        .defer("submission__source")
+        .order_by("match_id", "seat")
+    ):
+        if p.pk != mine[p.match_id].pk:
+            others[p.match_id].append(p)
+    rows = [_history_row(mine[i], others[i], owner_view) for i in ids]
+    return HistoryPage(
+        agent=agent, rows=rows, next_before=ids[-1] if more and ids else None, owner_view=owner_view
+    )
+
+
+def _seat_public(p: Participant) -> dict[str, Any]:
+    return {
+        "seat": p.seat,
+        "agent_id": p.submission.agent_id,
+        "agent": p.submission.agent.name,
+        "owner": p.submission.agent.owner.username,
+        "version": p.submission.version,
+        "submission": p.submission_id,
+        "outcome": p.outcome or None,
+        "reason": p.reason or None,
+        "score": p.score,
+        "rating_before": p.rating_before,
+        "rating_after": p.rating_after,
+    }
+
+
+def _history_row(mine: Participant, others: list[Participant], owner_view: bool) -> dict[str, Any]:
+    match = mine.match
+    row: dict[str, Any] = {
+        "match": match.pk,
+        "kind": match.kind,
+        "status": match.status,
+        "game": match.game,
+        "created": match.created.isoformat(),
+        "finished": match.finished.isoformat() if match.finished else None,
+        "seat": mine.seat,
+        "version": mine.submission.version,
+        "submission": mine.submission_id,
+        "outcome": mine.outcome or None,
+        "reason": mine.reason or None,
+        "score": mine.score,
+        "rating_before": mine.rating_before,
+        "rating_after": mine.rating_after,
+        "opponents": [_seat_public(o) for o in others],
+    }
+    if owner_view:
+        row["detail"] = mine.detail
+    return row
+
+
+def head_to_head(
+    *, agent: Agent, viewer: object, opponent: int | None = None
+) -> list[dict[str, Any]]:
+    """Per opponent agent: matches played, wins, draws, losses, mean payoffs and when last met,
+    over the finished matches ``viewer`` may count (the owner: every kind but validation;
+    others: the public kinds). Most played first (2 queries)."""
+    kinds = history_kinds()
+    if not sees_everything(viewer=viewer, agent=agent):
+        kinds = [k for k in kinds if k in PUBLIC_KINDS]
+    if not kinds:
+        return []
+    part = Participant._meta.db_table
+    match = Match._meta.db_table
+    sub = Submission._meta.db_table
+    params: list[Any] = [agent.pk, agent.pk, Match.Status.FINISHED, *kinds]
+    extra = ""
+    if opponent is not None:
+        extra = "AND os.agent_id = %s"
+        params.append(opponent)
+    sql = f"""
+        SELECT os.agent_id, COUNT(*),
+               SUM(CASE WHEN me.outcome = 'win' THEN 1 ELSE 0 END),
+               SUM(CASE WHEN me.outcome = 'draw' THEN 1 ELSE 0 END),
+               SUM(CASE WHEN me.outcome = 'loss' THEN 1 ELSE 0 END),
+               AVG(me.score), AVG(o.score), MAX(m.id), MAX(m.created)
+        FROM {part} me
+        JOIN {match} m ON m.id = me.match_id
+        JOIN {part} o ON o.match_id = me.match_id AND o.seat <> me.seat
+        JOIN {sub} os ON os.id = o.submission_id
+        WHERE me.submission_id IN (SELECT id FROM {sub} WHERE agent_id = %s)
+          AND os.agent_id <> %s AND m.status = %s
+          AND m.kind IN ({", ".join(["%s"] * len(kinds))}) {extra}
+        GROUP BY os.agent_id
+        ORDER BY COUNT(*) DESC, os.agent_id
+        LIMIT {HEAD_TO_HEAD_LIMIT}
+    """  # noqa: S608 - table names from the models, values as parameters
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    agents = {
+        a.pk: a for a in Agent.objects.filter(pk__in=[r[0] for r in found]).select_related("owner")
+    }
+    rows = []
+    for opp_id, played, wins, draws, losses, mean_me, mean_opp, last_id, last_at in found:
+        other = agents.get(opp_id)
+        if other is None:
+            continue
+        if isinstance(last_at, str):  # SQLite returns the aggregate as text
+            last_at = datetime.fromisoformat(last_at)
+        rows.append(
+            {
+                "opponent_id": opp_id,
+                "opponent": other.name,
+                "owner": other.owner.username,
+                "played": int(played),
+                "wins": int(wins or 0),
+                "draws": int(draws or 0),
+                "losses": int(losses or 0),
+                "mean_payoff": None if mean_me is None else float(mean_me),
+                "opponent_mean_payoff": None if mean_opp is None else float(mean_opp),
+                "last_match": int(last_id),
+                "last_met": last_at.isoformat() if last_at else None,
+            }
+        )
+    return rows
