@@ -451,7 +451,7 @@ class MatchOut(Schema):
 
     id: int
     status: Literal["queued", "running", "finished", "error"]
-    kind: Literal["validation", "training", "ranked"]
+    kind: Literal["validation", "training", "ranked", "tournament"]
     game: str
     game_version: int | None = None
     timed: bool | None = None

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "arena.ratings",
     "arena.catalog",
     "arena.workflows",
+    "arena.tournaments",
 ]
 
 MIDDLEWARE = [
@@ -280,6 +281,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.workflows.tasks.matches_sweep_task",
         "schedule": timedelta(seconds=float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))),
     },
+    # Tournaments: freeze, pair, release games within their share, publish on time.
+    "tournaments": {
+        "task": "arena.tournaments.tasks.tournaments_tick_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))),
+        "options": {"expires": 60.0},
+    },
     # Sandbox containers die with their match (or their worker).
     "reap-sandboxes": {
         "task": "arena.workflows.tasks.sandboxes_reap_task",
@@ -375,4 +382,14 @@ AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
 #: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
-ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
+#: ``tournament`` holds tournament games, at most ``ARENA_TOURNAMENT_IN_FLIGHT`` at once.
+ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,tournament,celery")
+
+# --- Tournaments (docs/tournaments.md) -------------------------------------------------------------
+#: The tournaments' share of the workers: at most this many tournament games queued or running
+#: at once, over all tournaments; the rest of the worker slots stay with the ladder.
+ARENA_TOURNAMENT_IN_FLIGHT = int(os.environ.get("ARENA_TOURNAMENT_IN_FLIGHT", "2"))
+#: How often the tournament scheduler runs (freeze, pair, release, publish).
+ARENA_TOURNAMENT_TICK_S = float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))
+#: A game whose match ends in a platform error is played again this many times, then voided.
+ARENA_TOURNAMENT_GAME_RERUNS = int(os.environ.get("ARENA_TOURNAMENT_GAME_RERUNS", "2"))

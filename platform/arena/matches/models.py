@@ -22,6 +22,8 @@ class Match(models.Model):
         TRAINING = "training", "training"
         #: Paired by matchmaking; rated, prints dropped.
         RANKED = "ranked", "ranked"
+        #: A game of a tournament (``arena.tournaments``): unrated, never touches the ladder.
+        TOURNAMENT = "tournament", "tournament"
 
     class Status(models.TextChoices):
         #: Waiting for a worker (also between retries of a platform error).
@@ -60,6 +62,8 @@ class Match(models.Model):
     #: The Celery task id of the attempt playing it: a duplicate message skips a live attempt.
     task_id = models.CharField(max_length=64, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    #: An unranked match anyone may read from this time on (a tournament's, once published).
+    public_from = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]

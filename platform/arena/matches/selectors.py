@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Prefetch
+from django.utils import timezone
 
 from arena.errors import Forbidden, NotFound
 from arena.matches import visibility
@@ -19,11 +20,15 @@ from arena.submissions.selectors import is_owner
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
-    """A match the user may look at: ranked ones are public, training and validation private."""
+    """A match the user may look at: ranked ones are public, training and validation private,
+    a tournament's public once its results are published (``public_from``)."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         raise NotFound(f"no match {match_id}")
-    if match.kind != Match.Kind.RANKED and not owned_seats(match, user):
+    public = match.kind == Match.Kind.RANKED or (
+        match.public_from is not None and match.public_from <= timezone.now()
+    )
+    if not public and not owned_seats(match, user):
         raise Forbidden("training and validation matches are visible to their owner only")
     return match
 

@@ -26,6 +26,9 @@ MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
 def match_queue(match: Match) -> str:
     """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
     anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
+    if match.kind == Match.Kind.TOURNAMENT:
+        # Its own queue: the tournament scheduler caps how many wait in it (its share).
+        return "tournament"
     return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
 
 
