@@ -120,7 +120,8 @@ def swiss_pair(players: Sequence[SwissPlayer]) -> list[Pairing]:
 
 
 def _candidates(p: SwissPlayer, rest: Sequence[SwissPlayer]) -> list[SwissPlayer]:
-    """``p``'s possible opponents, best first: same score, then the nearest score below or
+    """``p``'s possible opponents, best first: never one that would leave a player three games
+    off even in seats while another exists; then same score, then the nearest score below or
     above; within its score group the Dutch opponent (half the group down) first; a seat clash
     (both due the same seat) after a compatible opponent of the same distance."""
     group = [q for q in rest if q.score == p.score]
@@ -130,10 +131,12 @@ def _candidates(p: SwissPlayer, rest: Sequence[SwissPlayer]) -> list[SwissPlayer
     def wants(x: SwissPlayer) -> int:
         return (x.seat_balance > 0) - (x.seat_balance < 0)
 
-    def key(q: SwissPlayer) -> tuple[float, int, int, int]:
+    def key(q: SwissPlayer) -> tuple[float, int, int, int, int]:
         clash = int(wants(p) != 0 and wants(p) == wants(q))
+        # Both already two games off even the same way: one of them would go three off.
+        hard = int(clash and min(abs(p.seat_balance), abs(q.seat_balance)) >= 2)
         distance = abs(place[q.id] - half) if q.id in place else 0
-        return (abs(p.score - q.score), distance, clash, q.seed)
+        return (hard, abs(p.score - q.score), distance, clash, q.seed)
 
     return sorted((q for q in rest if q.id not in p.opponents), key=key)
 
