@@ -84,7 +84,8 @@ ARENA = ROOT / "platform" / "arena"
 
 #: The apps in the order they may depend on each other: each may import the ones before it only.
 #: ``workflows`` (the cross-app workflows and the Celery tasks) sits above them all.
-APP_ORDER = ["accounts", "submissions", "matches", "ratings", "catalog", "workflows"]
+#: ``tournaments`` sits above the workflows (it enqueues through them; nothing below imports it).
+APP_ORDER = ["accounts", "submissions", "matches", "ratings", "catalog", "workflows", "tournaments"]
 
 #: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,
 #: management commands): thin, so they may call any app or workflow; nothing imports them back.

@@ -132,9 +132,11 @@ def tournament_results(tournament: Tournament) -> Results:
     )
 
 
-def tournament_as_dict(tournament: Tournament, user: object = None) -> dict[str, Any]:
+def tournament_as_dict(
+    tournament: Tournament, user: object = None, *, results: bool = True
+) -> dict[str, Any]:
     """A tournament for the API: its settings and status always; its results when ``user``
-    may see them (``progress_visible``)."""
+    may see them (``progress_visible``) and ``results`` asks for them."""
     out: dict[str, Any] = {
         "id": tournament.pk,
         "name": tournament.name,
@@ -156,7 +158,7 @@ def tournament_as_dict(tournament: Tournament, user: object = None) -> dict[str,
         "entrants": tournament.entries.count(),
         "results_visible": progress_visible(tournament, user),
     }
-    if not out["results_visible"]:
+    if not out["results_visible"] or not results:
         return out
     res = tournament_results(tournament)
 

@@ -73,24 +73,21 @@ def tournament_set_status(*, tournament: Tournament, status: str, **fields: Any)
     return tournament
 
 
-def tournament_create(
+def tournament_problems(
     *,
-    created_by: User | None,
     name: str,
     game: str,
     entry_opens: datetime,
     entry_closes: datetime,
     freeze_at: datetime,
     publish_at: datetime,
-    format: str = Tournament.Format.AUTO,
-    round_robin_max: int = 12,
-    swiss_rounds: int | None = None,
-    games_per_pairing: int = 2,
-    duplicate_seats: bool = True,
-    timed: bool = True,
-    config: dict[str, Any] | None = None,
-) -> Tournament:
-    """A new tournament; refuses settings that cannot be played, saying which and why."""
+    format: str,
+    round_robin_max: int,
+    swiss_rounds: int | None,
+    games_per_pairing: int,
+    duplicate_seats: bool,
+) -> list[str]:
+    """What makes these settings unplayable, one sentence each (empty: none)."""
     problems: list[str] = []
     try:
         get_game_spec(game)
@@ -112,6 +109,40 @@ def tournament_create(
         problems.append("a Swiss plays at least one round (leave it empty to size it)")
     if not name.strip():
         problems.append("give the tournament a name")
+    return problems
+
+
+def tournament_create(
+    *,
+    created_by: User | None,
+    name: str,
+    game: str,
+    entry_opens: datetime,
+    entry_closes: datetime,
+    freeze_at: datetime,
+    publish_at: datetime,
+    format: str = Tournament.Format.AUTO,
+    round_robin_max: int = 12,
+    swiss_rounds: int | None = None,
+    games_per_pairing: int = 2,
+    duplicate_seats: bool = True,
+    timed: bool = True,
+    config: dict[str, Any] | None = None,
+) -> Tournament:
+    """A new tournament; refuses settings that cannot be played, saying which and why."""
+    problems = tournament_problems(
+        name=name,
+        game=game,
+        entry_opens=entry_opens,
+        entry_closes=entry_closes,
+        freeze_at=freeze_at,
+        publish_at=publish_at,
+        format=format,
+        round_robin_max=round_robin_max,
+        swiss_rounds=swiss_rounds,
+        games_per_pairing=games_per_pairing,
+        duplicate_seats=duplicate_seats,
+    )
     if problems:
         raise Refused(
             "the tournament cannot be created: " + "; ".join(problems),
