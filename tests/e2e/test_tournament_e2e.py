@@ -2,7 +2,7 @@
 
 Redis + PostgreSQL, beat apart (as in deploy/), a worker consuming ``matches,tournament,celery``,
 the docker sandbox; sixteen users each enter simple-card's starter agent. A Swiss of 4 rounds
-with duplicate seats (2 games a pairing: 64 matches) starts at its freeze; once games are being
+(one game a pairing: 32 matches) starts at its freeze; once games are being
 played the whole worker is SIGKILLed mid-match (and restarted, as an operator would), later a
 pool child. The tournament must still end and publish: every pairing played exactly once (each
 game by exactly one match, none left unfinished, attempts within the cap), the published
@@ -25,7 +25,8 @@ from tests.e2e.test_fault_injection import IMAGE, Worker, _broker, _docker_ready
 
 ENTRANTS = 16
 ROUNDS = 4
-GAMES_PER_PAIRING = 2
+#: One game a pairing keeps the run short (duplicate seats are covered by the platform tests).
+GAMES_PER_PAIRING = 1
 #: The publish time, counted from the freeze: the tournament is still running then, or just
 #: over (either way nothing may be public before it).
 PUBLISH_AFTER_S = 40
@@ -45,10 +46,9 @@ staff = User.objects.create_user(username="organiser", password="pw-organiser-12
 now = timezone.now()
 t = tournament_create(
     created_by=staff, name="Kill test cup", game="simple-card",
-    entry_opens=now - timedelta(minutes=1), entry_closes=now + timedelta(seconds=8),
-    freeze_at=now + timedelta(seconds=8),
-    publish_at=now + timedelta(seconds=8 + {publish_after}),
-    format="swiss", swiss_rounds={rounds}, games_per_pairing={games}, duplicate_seats=True,
+    entry_opens=now - timedelta(minutes=1), entry_closes=now + timedelta(hours=1),
+    freeze_at=now + timedelta(hours=1), publish_at=now + timedelta(hours=2),
+    format="swiss", swiss_rounds={rounds}, games_per_pairing={games}, duplicate_seats=False,
 )
 for i in range({entrants}):
     user = User.objects.create_user(username=f"entrant{{i}}", password="pw-entrant-123")
@@ -56,6 +56,12 @@ for i in range({entrants}):
     # Validation is not under test here: accept directly.
     Submission.objects.filter(pk=s.pk).update(status="accepted", status_detail="test")
     entry_create(user=user, tournament_id=t.pk, agent_id=s.agent_id)
+# Everyone has entered: the window closes and the versions freeze now (a loaded machine may
+# take many seconds over the set-up), results are published {publish_after} s later.
+now = timezone.now()
+type(t).objects.filter(pk=t.pk).update(
+    entry_closes=now, freeze_at=now, publish_at=now + timedelta(seconds={publish_after})
+)
 print(json.dumps({{"id": t.pk}}))
 """
 
@@ -209,7 +215,7 @@ def test_a_tournament_survives_a_killed_worker_and_publishes_on_time() -> None:
                 env,
                 tid,
                 "a few games finished and one running",
-                lambda s: s["finished"] >= 6 and s["running"] >= 1,
+                lambda s: s["finished"] >= 4 and s["running"] >= 1,
                 300,
             )
             if state["before_publish_time"]:
@@ -217,7 +223,7 @@ def test_a_tournament_survives_a_killed_worker_and_publishes_on_time() -> None:
             worker.kill_all()
             time.sleep(1.0)
             worker.start()  # the operator restarts it
-            state = _wait(env, tid, "play to resume", lambda s: s["finished"] >= 20, 300)
+            state = _wait(env, tid, "play to resume", lambda s: s["finished"] >= 14, 300)
             if state["before_publish_time"]:
                 seen_before_publish.append(bool(state["public_sees_results"]))
             killed_child = worker.kill_child(1)

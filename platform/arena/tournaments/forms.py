@@ -44,3 +44,4 @@ class EntryForm(forms.Form):
         self.fields["agent"].queryset = Agent.objects.filter(  # type: ignore[attr-defined]
             owner=user, game=game, submissions__status=Submission.Status.ACCEPTED
         ).distinct()
+        self.fields["agent"].label_from_instance = lambda agent: agent.name  # type: ignore[attr-defined]
