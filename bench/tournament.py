@@ -22,6 +22,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from arena.tournaments.pairing import SwissPlayer, round_robin, swiss_pair, swiss_rounds_for
 from arena.tournaments.standings import GameResult, standings_compute
@@ -63,9 +64,32 @@ def game_points(a: float, b: float, draw_share: float, rng: random.Random) -> fl
     return 1.0 if rng.random() < expected else 0.0
 
 
+@dataclass
+class SwissRun:
+    """One simulated Swiss."""
+
+    rounds: int
+    pairings: int
+    games: int
+    pairing_s: float
+    standings_s: float
+    tau: float
+    winner_is_strongest: bool
+    wall_s: float = 0.0
+
+
+@dataclass
+class RobinRun:
+    """One simulated round robin."""
+
+    games: int
+    seconds: float
+    tau: float
+
+
 def simulate_swiss(
     strength: dict[int, float], rounds: int, games: int, draw_share: float, rng: random.Random
-) -> dict[str, object]:
+) -> SwissRun:
     ids = sorted(strength)
     results: list[GameResult] = []
     byes: dict[int, int] = {}
@@ -111,20 +135,20 @@ def simulate_swiss(
         standings_s += time.perf_counter() - began
         scores = {row.entrant: row.score for row in table}
     order = [row.entrant for row in table]
-    return {
-        "rounds": rounds,
-        "pairings": pairings,
-        "games": len(results),
-        "pairing_s": pairing_s,
-        "standings_s": standings_s,
-        "tau": kendall_tau(order, strength),
-        "winner_is_strongest": order[0] == max(strength, key=strength.__getitem__),
-    }
+    return SwissRun(
+        rounds=rounds,
+        pairings=pairings,
+        games=len(results),
+        pairing_s=pairing_s,
+        standings_s=standings_s,
+        tau=kendall_tau(order, strength),
+        winner_is_strongest=order[0] == max(strength, key=strength.__getitem__),
+    )
 
 
 def simulate_round_robin(
     strength: dict[int, float], games: int, draw_share: float, rng: random.Random
-) -> dict[str, object]:
+) -> RobinRun:
     ids = sorted(strength)
     began = time.perf_counter()
     results = []
@@ -138,11 +162,11 @@ def simulate_round_robin(
                     GameResult(s0, s1, game_points(strength[s0], strength[s1], draw_share, rng))
                 )
     table = standings_compute(ids, results)
-    return {
-        "games": len(results),
-        "seconds": time.perf_counter() - began,
-        "tau": kendall_tau([row.entrant for row in table], strength),
-    }
+    return RobinRun(
+        games=len(results),
+        seconds=time.perf_counter() - began,
+        tau=kendall_tau([row.entrant for row in table], strength),
+    )
 
 
 def main() -> None:
@@ -160,24 +184,25 @@ def main() -> None:
     args = parser.parse_args()
     bots = sorted(get_game_spec(args.game).bots)
     rounds = swiss_rounds_for(args.entrants, extra=args.extra_rounds)
-    runs = []
+    runs: list[tuple[SwissRun, RobinRun]] = []
     began = time.perf_counter()
     for seed in range(args.seeds):
         rng = random.Random(seed)
         strength = {e: rng.gauss(1500.0, args.spread) for e in range(1, args.entrants + 1)}
         swiss_began = time.perf_counter()
         swiss = simulate_swiss(strength, rounds, args.games_per_pairing, args.draw_share, rng)
-        swiss["wall_s"] = time.perf_counter() - swiss_began
+        swiss.wall_s = time.perf_counter() - swiss_began
         robin = simulate_round_robin(strength, args.games_per_pairing, args.draw_share, rng)
-        runs.append({"swiss": swiss, "round_robin": robin})
+        runs.append((swiss, robin))
 
     def mean(side: str, key: str) -> float:
-        return round(statistics.fmean(float(r[side][key]) for r in runs), 4)  # type: ignore[index]
+        index = 0 if side == "swiss" else 1
+        return round(statistics.fmean(float(getattr(r[index], key)) for r in runs), 4)
 
-    swiss_taus = [float(r["swiss"]["tau"]) for r in runs]  # type: ignore[index]
-    winners = sum(bool(r["swiss"]["winner_is_strongest"]) for r in runs)  # type: ignore[index]
+    swiss_taus = [r[0].tau for r in runs]
+    winners = sum(r[0].winner_is_strongest for r in runs)
     # How tau grows with rounds: the case for ceil(log2 n) + a few (docs/tournaments.md).
-    by_extra = {}
+    by_extra: dict[str, float] = {}
     for extra in args.sweep:
         n_rounds = swiss_rounds_for(args.entrants, extra=extra)
         taus = []
@@ -185,7 +210,7 @@ def main() -> None:
             rng = random.Random(1000 + seed)
             strength = {e: rng.gauss(1500.0, args.spread) for e in range(1, args.entrants + 1)}
             run = simulate_swiss(strength, n_rounds, args.games_per_pairing, args.draw_share, rng)
-            taus.append(float(run["tau"]))  # type: ignore[arg-type]
+            taus.append(run.tau)
         by_extra[str(n_rounds)] = round(statistics.fmean(taus), 4)
     report = {
         "entrants": args.entrants,

@@ -29,7 +29,10 @@ def match_get_visible(*, match_id: int, user: object) -> Match:
         match.public_from is not None and match.public_from <= timezone.now()
     )
     if not public and not owned_seats(match, user):
-        raise Forbidden("training and validation matches are visible to their owner only")
+        raise Forbidden(
+            "training, validation and unpublished tournament matches are visible to their owner"
+            " only"
+        )
     return match
 
 

@@ -131,7 +131,7 @@ def _candidates(p: SwissPlayer, rest: Sequence[SwissPlayer]) -> list[SwissPlayer
     def wants(x: SwissPlayer) -> int:
         return (x.seat_balance > 0) - (x.seat_balance < 0)
 
-    def key(q: SwissPlayer) -> tuple[float, int, int, int, int]:
+    def key(q: SwissPlayer) -> tuple[int, float, int, int, int]:
         clash = int(wants(p) != 0 and wants(p) == wants(q))
         # Both already two games off even the same way: one of them would go three off.
         hard = int(clash and min(abs(p.seat_balance), abs(q.seat_balance)) >= 2)
