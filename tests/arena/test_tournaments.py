@@ -374,3 +374,41 @@ def test_a_user_enters_through_the_page_and_the_api(
     )
     assert response.status_code == 201, response.content
     assert Entry.objects.filter(tournament=t, owner=alice).count() == 1
+
+
+def test_a_swiss_that_runs_out_of_new_pairings_ends_instead_of_sticking(
+    make_user: Callable[..., User], starter_source: str
+) -> None:
+    t, entries = field(
+        make_user,
+        starter_source,
+        4,
+        format="swiss",
+        swiss_rounds=3,
+        games_per_pairing=1,
+        duplicate_seats=False,
+    )
+    freeze_now(t)
+    services.tournaments_tick()
+    finish_released(random.Random(0))
+    # The first entry has (as far as the records say) met everyone already.
+    first = entries[0].pk
+    met = set(
+        Pairing.objects.filter(tournament=t, first_id=first).values_list("second_id", flat=True)
+    ) | set(
+        Pairing.objects.filter(tournament=t, second_id=first).values_list("first_id", flat=True)
+    )
+    for board, other in enumerate(e.pk for e in entries[1:] if e.pk not in met):
+        Pairing.objects.create(
+            tournament=t,
+            round=0,
+            board=10 + board,
+            first_id=first,
+            second_id=other,
+            key=f"{min(first, other)}-{max(first, other)}",
+        )
+    run_to_the_end(t, random.Random(1))
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.FINISHED
+    assert t.rounds_total == t.round_current == 1
+    assert "ended after round 1" in t.status_detail

@@ -37,6 +37,7 @@ from arena.tournaments.pairing import (
     Pairing as PlannedPairing,
 )
 from arena.tournaments.pairing import (
+    SwissPairingError,
     SwissPlayer,
     round_robin,
     swiss_pair,
@@ -435,9 +436,16 @@ def swiss_players(*, tournament: Tournament) -> list[SwissPlayer]:
 
 
 def swiss_pair_next(*, tournament: Tournament) -> list[Pairing]:
-    """Pair the next Swiss round from the standings so far."""
+    """Pair the next Swiss round from the standings so far; when no round without a repeat
+    pairing exists any more, the Swiss ends after the rounds played (and says so)."""
     round_no = tournament.round_current + 1
-    planned = swiss_pair(swiss_players(tournament=tournament))
+    try:
+        planned = swiss_pair(swiss_players(tournament=tournament))
+    except SwissPairingError as exc:
+        tournament.rounds_total = tournament.round_current
+        tournament.status_detail = f"ended after round {tournament.round_current}: {exc}"
+        tournament.save(update_fields=["rounds_total", "status_detail"])
+        return []
     stored = pairings_store(tournament=tournament, round_no=round_no, planned=planned)
     tournament.round_current = round_no
     tournament.save(update_fields=["round_current"])
