@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 
 from arena.errors import NotFound
 from arena.matches.models import Match
@@ -137,6 +137,10 @@ def tournament_as_dict(
 ) -> dict[str, Any]:
     """A tournament for the API: its settings and status always; its results when ``user``
     may see them (``progress_visible``) and ``results`` asks for them."""
+    # ``tournaments_list`` annotates the count; a tournament read alone counts its own.
+    entrants = getattr(tournament, "entrants", None)
+    if not isinstance(entrants, int):
+        entrants = tournament.entries.count()
     out: dict[str, Any] = {
         "id": tournament.pk,
         "name": tournament.name,
@@ -155,7 +159,7 @@ def tournament_as_dict(
         "freeze_at": tournament.freeze_at,
         "publish_at": tournament.publish_at,
         "published": tournament.published,
-        "entrants": tournament.entries.count(),
+        "entrants": entrants,
         "results_visible": progress_visible(tournament, user),
     }
     if not out["results_visible"] or not results:
@@ -219,11 +223,3 @@ def entry_of(tournament: Tournament, user: object) -> Entry | None:
     if not user_id:
         return None
     return tournament.entries.select_related("agent").filter(owner_id=user_id).first()
-
-
-def open_for_entry() -> Q:
-    """The filter of tournaments whose entry window is open now (for listings)."""
-    from django.utils import timezone
-
-    now = timezone.now()
-    return Q(status=Tournament.Status.UPCOMING, entry_opens__lte=now, entry_closes__gt=now)
