@@ -3,8 +3,8 @@
 Subcommands live in their own modules, each with ``register(subparsers)`` that adds its parser
 and sets ``func``: ``games`` and ``simulate`` (house bots in-process), ``strength`` (house-bot
 strength tables), ``playthroughs`` (golden recordings), ``play`` (a local match in the sandbox),
-``submit`` (upload through the JSON API). This package imports ``games`` and ``sandbox`` but
-never Django.
+``submit`` (upload through the JSON API), ``tournament`` (list, show, enter, withdraw).
+This package imports ``games`` and ``sandbox`` but never Django.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "arena_cli.playthrough_cmd",
     "arena_cli.play_cmd",
     "arena_cli.submit_cmd",
+    "arena_cli.tournament_cmd",
 )
 
 
