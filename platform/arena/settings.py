@@ -385,7 +385,7 @@ AXES_VERBOSE = False
 #: ``tournament`` holds tournament games, at most ``ARENA_TOURNAMENT_IN_FLIGHT`` at once.
 ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,tournament,celery")
 
-# --- Tournaments (docs/tournaments.md) -------------------------------------------------------------
+# --- Tournaments (docs/tournaments.md) ------------------------------------------------------------
 #: The tournaments' share of the workers: at most this many tournament games queued or running
 #: at once, over all tournaments; the rest of the worker slots stay with the ladder.
 ARENA_TOURNAMENT_IN_FLIGHT = int(os.environ.get("ARENA_TOURNAMENT_IN_FLIGHT", "2"))
