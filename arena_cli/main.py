@@ -4,8 +4,8 @@ Subcommands live in their own modules, each with ``register(subparsers)`` that a
 and sets ``func``: ``games`` and ``simulate`` (house bots in-process), ``strength`` (house-bot
 strength tables), ``playthroughs`` (golden recordings), ``play`` (a local match in the sandbox),
 ``submit`` (upload through the JSON API), ``challenge`` (an unrated match against someone's
-agent, through the API). This package imports ``games`` and ``sandbox`` but
-never Django.
+agent, through the API), ``tournament`` (list, show, enter, withdraw). This package imports
+``games`` and ``sandbox`` but never Django.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "arena_cli.play_cmd",
     "arena_cli.submit_cmd",
     "arena_cli.challenge_cmd",
+    "arena_cli.tournament_cmd",
 )
 
 

@@ -32,6 +32,12 @@ BENCHES = [
         (),
     ),
     (
+        "tournament.py",
+        ["--entrants", "20", "--seeds", "1", "--sweep", "0"],
+        {"swiss", "round_robin", "swiss_tau_by_rounds"},
+        (),
+    ),
+    (
         "match_log_bytes.py",
         ["--hands", "5"],
         {"before_per_call_rows", "after_one_blob", "db_bytes_ratio"},

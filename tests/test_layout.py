@@ -93,6 +93,8 @@ APP_ORDER = [
     "competitions",
     "catalog",
     "workflows",
+    # Above the workflows: it enqueues through them; nothing below imports it.
+    "tournaments",
 ]
 
 #: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,

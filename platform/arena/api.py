@@ -32,6 +32,8 @@ from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, ladder_wait, leaderb
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.services import submission_deactivate
+from arena.tournaments import selectors as tournament_selectors
+from arena.tournaments.services import entry_create, entry_withdraw
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import UnknownGameError, available_game_ids, get_game_spec
@@ -472,7 +474,8 @@ class MatchOut(Schema):
 
     id: int
     status: Literal["queued", "running", "finished", "error"]
-    #: ``validation``, ``training``, ``ranked``, ``challenge`` (and kinds apps add later).
+    #: ``validation``, ``training``, ``ranked``, ``challenge``, ``tournament`` (and kinds added
+    #: later).
     kind: str
     game: str
     game_version: int | None = None
@@ -842,6 +845,137 @@ def notifications_read_view(request: HttpRequest, body: ReadIn) -> Any:
     from arena.notifications.services import notifications_mark_read
 
     return {"marked": notifications_mark_read(user=user_of(request), ids=body.ids)}
+
+
+# --- Tournaments (docs/tournaments.md) ------------------------------------------------------------
+
+
+class StandingOut(Schema):
+    rank: int
+    entry: int
+    agent_id: int
+    agent: str
+    owner: str
+    submission: int | None
+    score: float
+    #: The 95 % interval of the score (see docs/tournaments.md).
+    score_low: float
+    score_high: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    byes: int
+    buchholz: float
+    sonneborn_berger: float
+
+
+class TournamentOut(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    name: str
+    edition: int
+    game: str
+    status: Literal["upcoming", "running", "paused", "finished", "published", "cancelled"]
+    format: str
+    games_per_pairing: int
+    duplicate_seats: bool
+    timed: bool
+    entry_opens: datetime.datetime
+    entry_closes: datetime.datetime
+    freeze_at: datetime.datetime
+    publish_at: datetime.datetime
+    entrants: int
+    #: Whether this caller sees standings, crosstable and games (everyone once published;
+    #: before, staff and the entrants' owners).
+    results_visible: bool
+    rerun_of: int | None = None
+    played_format: str | None = None
+    rounds: int | None = None
+    published: datetime.datetime | None = None
+    #: The rest only when ``results_visible``.
+    progress: dict[str, int] | None = None
+    standings: list[StandingOut] | None = None
+    #: Per entry (standings order): points scored against each opponent's entry id.
+    crosstable: list[dict[str, Any]] | None = None
+    #: Every game: round, board, seats (entry ids), status, points, its match and replay.
+    games: list[dict[str, Any]] | None = None
+    byes: list[dict[str, int]] | None = None
+    dropped: list[dict[str, Any]] | None = None
+
+
+TournamentId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+@api.get(
+    "/tournaments",
+    auth=optional_auth,
+    response={200: list[TournamentOut], **ERRORS},
+    exclude_unset=True,
+    summary="The tournaments, newest first",
+)
+def tournaments(request: HttpRequest) -> Any:
+    """Settings, schedule and status of each (the latest 200); results are on each one's own
+    endpoint."""
+    user = caller(request)
+    rows = tournament_selectors.tournaments_list()[:200]
+    results = {"progress", "standings", "crosstable", "games", "byes", "dropped"}
+    return [
+        {
+            k: v
+            for k, v in tournament_selectors.tournament_as_dict(t, user, results=False).items()
+            if k not in results
+        }
+        for t in rows
+    ]
+
+
+@api.get(
+    "/tournaments/{tournament_id}",
+    auth=optional_auth,
+    response={200: TournamentOut, **ERRORS},
+    exclude_unset=True,
+    summary="A tournament: standings, crosstable and games once published",
+)
+def tournament_detail(request: HttpRequest, tournament_id: TournamentId) -> Any:
+    """Standings carry score, a 95 % interval (``score_low``..``score_high``), Buchholz and
+    Sonneborn-Berger; each game links its replay."""
+    tournament = tournament_selectors.tournament_get(tournament_id=tournament_id)
+    return tournament_selectors.tournament_as_dict(tournament, caller(request))
+
+
+class EntryIn(Schema):
+    agent: Id
+
+
+class EntryOut(Schema):
+    tournament: int
+    entry: int
+    agent: int
+
+
+@api.post(
+    "/tournaments/{tournament_id}/entry",
+    response={201: EntryOut, **ERRORS},
+    summary="Enter one of your agents",
+)
+def tournament_enter(request: HttpRequest, tournament_id: TournamentId, body: EntryIn) -> Any:
+    """One entry per user (entering again replaces the agent) while entries are open; the
+    agent's latest accepted version at the freeze is the one that plays."""
+    entry = entry_create(user=user_of(request), tournament_id=tournament_id, agent_id=body.agent)
+    return Status(201, {"tournament": tournament_id, "entry": entry.pk, "agent": entry.agent_id})
+
+
+@api.delete(
+    "/tournaments/{tournament_id}/entry",
+    response={204: None, **ERRORS},
+    summary="Withdraw your entry",
+)
+def tournament_withdraw(request: HttpRequest, tournament_id: TournamentId) -> Any:
+    """Only while entries are open."""
+    entry_withdraw(user=user_of(request), tournament_id=tournament_id)
+    return Status(204, None)
 
 
 def not_found(request: HttpRequest) -> HttpResponse:

@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "arena.workflows",
     "arena.notifications",
     "arena.competitions",
+    "arena.tournaments",
 ]
 
 MIDDLEWARE = [
@@ -266,9 +267,10 @@ CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0"))
 #: The queues, one per role (deploy/README.md, "Queues and worker pools"), each named
 #: ``<ARENA_INSTANCE_ID>.<role>`` so that deployments sharing one Redis never take each other's
 #: tasks: ``matches`` (ranked), ``training`` (training matches), ``validation`` (uploads'
-#: self-play checks) and ``maintenance`` (matchmaking, sweeper, reaper, log upkeep; the default
-#: queue, where every task without a route goes). ``arena.matches.queues`` maps match kinds.
-ARENA_QUEUE_ROLES = ("matches", "training", "validation", "maintenance")
+#: self-play checks), ``tournament`` (tournament games) and ``maintenance`` (matchmaking,
+#: sweeper, reaper, log upkeep; the default queue, where every task without a route goes).
+#: ``arena.matches.queues`` maps match kinds to roles.
+ARENA_QUEUE_ROLES = ("matches", "training", "validation", "tournament", "maintenance")
 ARENA_QUEUES = {role: f"{ARENA_INSTANCE_ID}.{role}" for role in ARENA_QUEUE_ROLES}
 CELERY_TASK_DEFAULT_QUEUE = ARENA_QUEUES["maintenance"]
 CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": ARENA_QUEUES["matches"]}}
@@ -302,6 +304,12 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-matches": {
         "task": "arena.workflows.tasks.matches_sweep_task",
         "schedule": timedelta(seconds=float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))),
+    },
+    # Tournaments: freeze, pair, release games within their share, publish on time.
+    "tournaments": {
+        "task": "arena.tournaments.tasks.tournaments_tick_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))),
+        "options": {"expires": 60.0},
     },
     # Sandbox containers die with their match (or their worker).
     "reap-sandboxes": {
@@ -433,3 +441,12 @@ EMAIL_BACKEND = os.environ.get(
 )
 DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "arena@localhost")
 ARENA_NOTIFY_EMAIL = env_bool("ARENA_NOTIFY_EMAIL", bool(os.environ.get("DJANGO_EMAIL_HOST")))
+
+# --- Tournaments (docs/tournaments.md) ------------------------------------------------------------
+#: The tournaments' share of the workers: at most this many tournament games queued or running
+#: at once, over all tournaments; the rest of the worker slots stay with the ladder.
+ARENA_TOURNAMENT_IN_FLIGHT = int(os.environ.get("ARENA_TOURNAMENT_IN_FLIGHT", "2"))
+#: How often the tournament scheduler runs (freeze, pair, release, publish).
+ARENA_TOURNAMENT_TICK_S = float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))
+#: A game whose match ends in a platform error is played again this many times, then voided.
+ARENA_TOURNAMENT_GAME_RERUNS = int(os.environ.get("ARENA_TOURNAMENT_GAME_RERUNS", "2"))

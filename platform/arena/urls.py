@@ -15,5 +15,6 @@ urlpatterns = [
     path("matches/", include("arena.matches.urls")),
     path("notifications/", include("arena.notifications.urls")),
     path("", include("arena.competitions.urls")),
+    path("tournaments/", include("arena.tournaments.urls")),
     path("", include("arena.catalog.urls")),
 ]

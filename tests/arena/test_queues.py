@@ -25,7 +25,8 @@ def _routed_queue(task: str) -> str:
 def test_every_queue_carries_the_instance_and_maintenance_has_its_own() -> None:
     instance = settings.ARENA_INSTANCE_ID
     assert {
-        role: f"{instance}.{role}" for role in ("matches", "training", "validation", "maintenance")
+        role: f"{instance}.{role}"
+        for role in ("matches", "training", "validation", "tournament", "maintenance")
     } == settings.ARENA_QUEUES
     # Every periodic task (matchmaking, sweeper, reaper, log upkeep) goes to maintenance.
     assert MAINTENANCE_TASKS and {_routed_queue(t) for t in MAINTENANCE_TASKS} == {
@@ -44,6 +45,8 @@ def test_each_kind_of_match_goes_to_its_own_queue() -> None:
         ("ranked", "matches"),
         ("training", "training"),
         ("validation", "validation"),
+        ("challenge", "training"),
+        ("tournament", "tournament"),
     ):
         match = match_create(kind=kind, submissions=bots)
         assert queues.match_queue(match) == settings.ARENA_QUEUES[role]

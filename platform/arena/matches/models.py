@@ -43,6 +43,8 @@ class Match(models.Model):
         #: One user's agent against another's public agent, on request; unrated, prints kept
         #: for the challenger's seat only (docs: README "Challenges").
         CHALLENGE = "challenge", "challenge"
+        #: A game of a tournament (``arena.tournaments``): unrated, never touches the ladder.
+        TOURNAMENT = "tournament", "tournament"
 
     class Status(models.TextChoices):
         #: Waiting for a worker (also between retries of a platform error).
@@ -85,6 +87,8 @@ class Match(models.Model):
     #: The Celery task id of the attempt playing it: a duplicate message skips a live attempt.
     task_id = models.CharField(max_length=64, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    #: An unranked match anyone may read from this time on (a tournament's, once published).
+    public_from = models.DateTimeField(null=True, blank=True)
 
     objects = MatchQuerySet.as_manager()
 

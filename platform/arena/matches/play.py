@@ -109,7 +109,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
         # time; that only matters where the result counts. Validation plays an agent against
         # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
-        freeze = match.kind == Match.Kind.RANKED
+        freeze = match.kind in (Match.Kind.RANKED, Match.Kind.TOURNAMENT)
         handles = [
             sandboxing.make_handle(p.submission, freeze_idle=freeze, match_id=match.pk)
             for p in participants
@@ -123,7 +123,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                 timed=match.timed,
                 turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S,
                 keep_stdout=(
-                    match.kind != Match.Kind.RANKED
+                    match.kind not in (Match.Kind.RANKED, Match.Kind.TOURNAMENT)
                     or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
                 ),
                 # A validation's time is bounded whatever the agent does.

@@ -17,8 +17,10 @@ from arena.matches.models import Match
 RANKED = "matches"
 TRAINING = "training"
 VALIDATION = "validation"
+#: Tournament games: the tournament scheduler caps how many wait here (the tournaments' share).
+TOURNAMENT = "tournament"
 MAINTENANCE = "maintenance"
-ROLES = (RANKED, TRAINING, VALIDATION, MAINTENANCE)
+ROLES = (RANKED, TRAINING, VALIDATION, TOURNAMENT, MAINTENANCE)
 
 _ROLE_OF_KIND = {
     Match.Kind.RANKED: RANKED,
@@ -26,6 +28,7 @@ _ROLE_OF_KIND = {
     Match.Kind.VALIDATION: VALIDATION,
     # Challenges are unrated training against someone else's agent: same queue, same slots.
     Match.Kind.CHALLENGE: TRAINING,
+    Match.Kind.TOURNAMENT: TOURNAMENT,
 }
 
 
@@ -38,7 +41,8 @@ def queue_name(role: str) -> str:
 
 
 def role_of_kind(kind: str) -> str:
-    """The queue role of a match of ``kind`` (ranked; training and challenges; validation)."""
+    """The queue role of a match of ``kind`` (ranked; training and challenges; validation;
+    tournament)."""
     return _ROLE_OF_KIND[Match.Kind(kind)]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Prefetch
+from django.utils import timezone
 
 from arena.errors import Forbidden, NotFound
 from arena.matches import queues, visibility
@@ -23,12 +24,19 @@ from games.core.validation import validation_plan
 
 
 def match_get_visible(*, match_id: int, user: object) -> Match:
-    """A match the user may look at: ranked ones are public, training and validation private."""
+    """A match the user may look at: ranked ones are public, training and validation private,
+    a tournament's public once its results are published (``public_from``)."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         raise NotFound(f"no match {match_id}")
-    if match.kind != Match.Kind.RANKED and not owned_seats(match, user):
-        raise Forbidden("training and validation matches are visible to their owner only")
+    public = match.kind == Match.Kind.RANKED or (
+        match.public_from is not None and match.public_from <= timezone.now()
+    )
+    if not public and not owned_seats(match, user):
+        raise Forbidden(
+            "training, validation and unpublished tournament matches are visible to their owner"
+            " only"
+        )
     return match
 
 

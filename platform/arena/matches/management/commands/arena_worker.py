@@ -35,7 +35,8 @@ def child_env() -> dict[str, str]:
 #: consumes. Training and validation have slots of their own, so they never wait behind the
 #: ranked (house-v-house) games; maintenance keeps its period when every match slot is busy.
 POOLS: dict[str, tuple[str, ...]] = {
-    "worker": ("matches",),
+    # Tournament games share the ranked slots; the scheduler caps how many it releases at once.
+    "worker": ("matches", "tournament"),
     "interactive worker": ("training", "validation"),
     "maintenance worker": ("maintenance",),
 }

@@ -1,0 +1,95 @@
+"""``arena tournament list|show|enter|withdraw --server URL``: tournaments through the JSON API.
+
+Standard library only (``submit_cmd.api_request``). ``list`` and ``show`` need no token (``show``
+prints the standings once the results are published, or earlier for an entrant with a token);
+``enter`` and ``withdraw`` need ``--token`` (or ``ARENA_TOKEN``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import urllib.error
+from typing import Any
+
+from arena_cli.submit_cmd import ApiError, api_request
+
+
+def _line(t: dict[str, Any]) -> str:
+    return (
+        f"#{t['id']} {t['name']} (edition {t['edition']}) · {t['game']} · {t['status']} · "
+        f"{t['entrants']} entrant(s) · entries close {t['entry_closes']} · "
+        f"results {t['publish_at']}"
+    )
+
+
+def _show(t: dict[str, Any]) -> None:
+    print(_line(t))
+    if not t.get("results_visible"):
+        print(f"results are published at {t['publish_at']}")
+        return
+    progress = t.get("progress") or {}
+    print(f"games over: {progress.get('games_over')} of {progress.get('games')}")
+    print(f"{'#':>3}  {'agent':<24} {'owner':<16} {'points':>6}  {'95% range':<11} {'Buchholz':>8}")
+    for row in t.get("standings") or []:
+        band = f"{row['score_low']:.1f}-{row['score_high']:.1f}"
+        print(
+            f"{row['rank']:>3}  {row['agent'][:24]:<24} {row['owner'][:16]:<16} "
+            f"{row['score']:>6g}  {band:<11} {row['buchholz']:>8g}"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """One action; exit 1 with the server's reason when it refuses."""
+    token = args.token or os.environ.get("ARENA_TOKEN")
+    try:
+        if args.action == "list":
+            for t in api_request(args.server, "GET", "/api/tournaments", token=token):
+                print(_line(t))
+        elif args.action == "show":
+            _show(api_request(args.server, "GET", f"/api/tournaments/{args.id}", token=token))
+        elif args.action == "enter":
+            reply = api_request(
+                args.server,
+                "POST",
+                f"/api/tournaments/{args.id}/entry",
+                token=token,
+                body={"agent": args.agent},
+            )
+            print(f"agent {reply['agent']} entered in tournament {reply['tournament']}")
+        else:
+            api_request(args.server, "DELETE", f"/api/tournaments/{args.id}/entry", token=token)
+            print(f"entry withdrawn from tournament {args.id}")
+    except ApiError as exc:
+        print(f"arena tournament: refused ({exc.status}): {exc}", file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as exc:
+        print(f"arena tournament: cannot reach {args.server}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``arena tournament``."""
+    parser = subparsers.add_parser(
+        "tournament",
+        help="list, show, enter or withdraw from tournaments on a server",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument("action", choices=["list", "show", "enter", "withdraw"])
+    parser.add_argument("id", nargs="?", type=int, help="the tournament (not for list)")
+    parser.add_argument("--agent", type=int, help="enter: the id of your agent")
+    parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN)")
+    parser.set_defaults(func=_checked)
+
+
+def _checked(args: argparse.Namespace) -> int:
+    if args.action != "list" and args.id is None:
+        print(f"arena tournament {args.action}: give the tournament's id", file=sys.stderr)
+        return 2
+    if args.action == "enter" and args.agent is None:
+        print("arena tournament enter: give --agent <your agent's id>", file=sys.stderr)
+        return 2
+    return run(args)

@@ -1,0 +1,114 @@
+"""Admin: tournaments (create, pause, resume, re-run) and their entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+
+from arena.errors import Refused
+from arena.tournaments.models import Entry, Tournament
+from arena.tournaments.services import (
+    tournament_pause,
+    tournament_problems,
+    tournament_rerun,
+    tournament_resume,
+)
+
+
+class EntryInline(admin.TabularInline):
+    """The entries and the versions frozen for them."""
+
+    model = Entry
+    extra = 0
+    fields = ("owner", "agent", "submission", "seed", "dropped")
+    readonly_fields = ("owner", "agent", "submission", "seed", "dropped")
+    can_delete = False
+
+
+class TournamentAdminForm(forms.ModelForm):
+    """The model's fields, checked by the same rules as the staff page."""
+
+    class Meta:
+        model = Tournament
+        fields = (
+            "name",
+            "game",
+            "format",
+            "round_robin_max",
+            "swiss_rounds",
+            "games_per_pairing",
+            "duplicate_seats",
+            "timed",
+            "config",
+            "entry_opens",
+            "entry_closes",
+            "freeze_at",
+            "publish_at",
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        needed = ("name", "game", "entry_opens", "entry_closes", "freeze_at", "publish_at")
+        if all(data.get(k) is not None for k in needed):
+            problems = tournament_problems(
+                name=data["name"],
+                game=data["game"],
+                entry_opens=data["entry_opens"],
+                entry_closes=data["entry_closes"],
+                freeze_at=data["freeze_at"],
+                publish_at=data["publish_at"],
+                format=data.get("format") or Tournament.Format.AUTO,
+                round_robin_max=data.get("round_robin_max") or 12,
+                swiss_rounds=data.get("swiss_rounds"),
+                games_per_pairing=data.get("games_per_pairing") or 1,
+                duplicate_seats=bool(data.get("duplicate_seats")),
+            )
+            if problems:
+                raise forms.ValidationError(problems)
+        return data
+
+
+def _each(modeladmin: admin.ModelAdmin, request: Any, queryset: Any, action: Any) -> None:
+    for tournament in queryset:
+        try:
+            action(tournament)
+        except Refused as exc:
+            modeladmin.message_user(request, f"{tournament}: {exc.message}", messages.WARNING)
+
+
+@admin.action(description="Pause the selected tournaments (no new games)")
+def pause(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+    _each(modeladmin, request, queryset, lambda t: tournament_pause(tournament_id=t.pk))
+
+
+@admin.action(description="Resume the selected tournaments")
+def resume(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+    _each(modeladmin, request, queryset, lambda t: tournament_resume(tournament_id=t.pk))
+
+
+@admin.action(description="Re-run: a new edition with the same entrants and settings")
+def rerun(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+    _each(
+        modeladmin,
+        request,
+        queryset,
+        lambda t: tournament_rerun(tournament_id=t.pk, created_by=request.user),
+    )
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    """Tournaments by game and status; status moves only through the actions."""
+
+    form = TournamentAdminForm
+    list_display = ("id", "name", "edition", "game", "status", "freeze_at", "publish_at")
+    list_filter = ("game", "status")
+    inlines = [EntryInline]
+    actions = [pause, resume, rerun]
+
+    def save_model(self, request: Any, obj: Tournament, form: Any, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
