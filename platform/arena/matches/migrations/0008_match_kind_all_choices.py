@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0007_match_tournament_kind_public_from'),
+        ("matches", "0007_match_tournament_kind_public_from"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='match',
-            name='kind',
-            field=models.CharField(choices=[('validation', 'validation'), ('training', 'training'), ('ranked', 'ranked'), ('challenge', 'challenge'), ('tournament', 'tournament')], max_length=16),
+            model_name="match",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("validation", "validation"),
+                    ("training", "training"),
+                    ("ranked", "ranked"),
+                    ("challenge", "challenge"),
+                    ("tournament", "tournament"),
+                ],
+                max_length=16,
+            ),
         ),
     ]
