@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """Print every game with its version and house bots."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for game_id in available_game_ids():
         spec = get_game_spec(game_id)
         rows.append(

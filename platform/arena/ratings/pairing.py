@@ -103,7 +103,7 @@ def choose_opponent(
 ) -> Entry | None:
     """The opponent ``entry`` takes from ``pool`` by the rules above, or None."""
     met = {opponent: entry.opponents.count(opponent) for opponent in entry.opponents}
-    last_met = {}
+    last_met: dict[int, int] = {}
     for index, opponent in enumerate(entry.opponents):
         last_met.setdefault(opponent, index)
     window: float | None = None
@@ -118,8 +118,12 @@ def choose_opponent(
             while distance > window:
                 window *= 2
         # Met least often, then least recently (a higher index in the list is longer ago).
-        key = (met.get(other.id, 0), -last_met.get(other.id, len(entry.opponents)), distance)
-        key += (other.load,)
+        key: tuple[float, ...] = (
+            met.get(other.id, 0),
+            -last_met.get(other.id, len(entry.opponents)),
+            distance,
+            other.load,
+        )
         if best is None or key < best[0]:
             best = (key, other)
         if other.id not in met:
