@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.liars_dice.config import LiarsDiceConfig
 
 #: Faces a bid may name; 1s are wild and count towards every bid.
@@ -36,6 +37,12 @@ class LiarsDiceGame(Game):
     """Two players bid on the dice under the cups; a challenge settles who loses a die."""
 
     game_type = "liars-dice"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("reader", "probability"), 1, {"rounds": 2}),
+        Playthrough(("random", "reader"), 2, {"rounds": 2}),
+    )
+    order = 30
     title = "Liar's Dice"
     version = 1
     config_class = LiarsDiceConfig

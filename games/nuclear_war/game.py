@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.core.messages import checked_message_text
 from games.nuclear_war.config import NuclearWarConfig
 
@@ -24,6 +25,12 @@ class NuclearWarGame(Game):
     """Two players, a hidden threshold, stand or yield until someone backs down or war."""
 
     game_type = "nuclear-war"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("reputation", "equilibrium"), 1),
+        Playthrough(("always-stand", "grudger"), 2),
+    )
+    order = 50
     title = "Nuclear War"
     version = 1
     ranking = "mean_payoff"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.passcode.config import PasscodeConfig
 from games.passcode.solver import is_code, score
 
@@ -35,6 +36,12 @@ class PasscodeGame(Game):
     """Two players race to crack one code per round with private bulls-and-cows probes."""
 
     game_type = "passcode"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("strong", "solver"), 1),
+        Playthrough(("random", "strong"), 2),
+    )
+    order = 60
     title = "Passcode"
     version = 1
     config_class = PasscodeConfig

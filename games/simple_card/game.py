@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.simple_card.config import SimpleCardConfig
 
 
@@ -17,6 +18,12 @@ class SimpleCardGame(Game):
     """Two players, one simultaneous card play per round."""
 
     game_type = "simple-card"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("random", "highest"), 1),
+        Playthrough(("counter", "lowest"), 2),
+    )
+    order = 10
     title = "Simple Card"
     version = 1
     config_class = SimpleCardConfig

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.core.messages import checked_message_text
 from games.split_or_steal.config import SplitOrStealConfig
 
@@ -21,6 +22,12 @@ class SplitOrStealGame(Game):
     """Five rounds of cheap talk and a simultaneous split/steal choice."""
 
     game_type = "split-or-steal"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("message-reader", "tit-for-tat"), 1),
+        Playthrough(("grudger", "always-steal"), 2),
+    )
+    order = 20
     title = "Split or Steal"
     version = 1
     ranking = "mean_payoff"
