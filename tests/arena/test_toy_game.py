@@ -24,20 +24,20 @@ TOY_FILES = {
     "__init__.py": '''
         """Toy cards: simple-card's rules under another name, kept outside the games/ tree."""
     ''',
-    "state_adapter.py": '''
+    "state_adapter.py": """
         from games.simple_card.state_adapter import SimpleCardStateAdapter
 
 
         class ToyCardsStateAdapter(SimpleCardStateAdapter):
             pass
-    ''',
-    "action_parser.py": '''
+    """,
+    "action_parser.py": """
         from games.simple_card.action_parser import SimpleCardActionParser
 
 
         class ToyCardsActionParser(SimpleCardActionParser):
             pass
-    ''',
+    """,
     "game.py": """
         from games.core import LadderFigure
         from games.simple_card.game import SimpleCardGame
