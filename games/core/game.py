@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from games.core.config import GameConfig
+from games.core.config import GameConfig, RoundsConfig
 from games.core.figures import LadderFigure, Playthrough
 
 Action = dict[str, Any]
@@ -215,3 +215,19 @@ class Game(ABC):
     def on_retries_exhausted(self, player_id: str) -> Action | None:
         """The action applied after the last illegal retry, or ``None`` to forfeit (default)."""
         return None
+
+
+class RoundsGame(Game):
+    """A game of ``config.rounds`` rounds that counts the current one in ``self.round`` from 1."""
+
+    config: RoundsConfig
+    round: int
+
+    @property
+    def total_rounds(self) -> int:
+        """``config.rounds``."""
+        return self.config.rounds
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.config.rounds)

@@ -2,10 +2,10 @@
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class LiarsDiceConfig(GameConfig):
+class LiarsDiceConfig(RoundsConfig):
     """Rounds and dice per player; every field is checked, unknown keys are refused."""
 
     rounds: int = Field(default=10, ge=1, le=50)

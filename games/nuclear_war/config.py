@@ -2,10 +2,10 @@
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class NuclearWarConfig(GameConfig):
+class NuclearWarConfig(RoundsConfig):
     """Crises, the threshold range and the payoffs; unknown keys are refused."""
 
     rounds: int = Field(default=6, ge=1, le=50)

@@ -2,10 +2,10 @@
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class PasscodeConfig(GameConfig):
+class PasscodeConfig(RoundsConfig):
     """Rounds, pot and the cycle limit; unknown keys are refused."""
 
     rounds: int = Field(default=5, ge=1, le=50)

@@ -2,10 +2,10 @@
 
 from pydantic import Field, model_validator
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class SimpleCardConfig(GameConfig):
+class SimpleCardConfig(RoundsConfig):
     """Rounds, hand size and deck; every field is checked, unknown keys are refused."""
 
     rounds: int = Field(default=3, ge=1, le=10)

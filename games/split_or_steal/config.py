@@ -2,10 +2,10 @@
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class SplitOrStealConfig(GameConfig):
+class SplitOrStealConfig(RoundsConfig):
     """Rounds, pot and the negotiation's shape."""
 
     rounds: int = Field(default=5, ge=1, le=50)
