@@ -13,7 +13,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 help:
 	@echo "make run    - start the platform on http://127.0.0.1:8000 (SQLite, embedded worker)"
 	@echo "make test   - run the whole test suite"
-	@echo "make check  - ruff, ruff format --check, mypy (strict on games/ and sandbox/)"
+	@echo "make check  - ruff, ruff format --check, mypy strict (games, sandbox, platform, arena_cli)"
 	@echo "make image  - build the sandbox image agents run in"
 	@echo "make bench  - run the benchmarks in bench/ (JSON figures)"
 
@@ -37,7 +37,7 @@ test: install
 check: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy games sandbox
+	$(VENV)/bin/mypy games sandbox platform arena_cli
 
 image: install
 	$(PY) -m sandbox.image.build

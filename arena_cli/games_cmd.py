@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from games.core import (
     InProcessAgentHandle,
+    LadderFigure,
     MatchSettings,
     UnknownGameError,
     available_game_ids,
@@ -37,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """Print every game with its version and house bots."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for game_id in available_game_ids():
         spec = get_game_spec(game_id)
         rows.append(
@@ -96,9 +98,9 @@ def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str
         "mean_scores": [round(t / max(matches, 1), 3) for t in totals],
         **ranking_measure(spec.ranking, bots, results),
     }
-    bb = _bb_per_100(results)
-    if bb is not None:
-        summary["bb_per_100"] = bb
+    figures = ladder_figures(spec.ladder_figures, len(bots), results)
+    if figures:
+        summary["figures"] = figures
     return {"game": game_id, "bots": bots, "matches": results, "summary": summary}
 
 
@@ -131,17 +133,32 @@ def ranking_measure(ranking: str, bots: list[str], results: list[dict[str, Any]]
     return {"ranking": ranking, "elo": [round(ratings.get(s, 1200.0), 1) for s in seats]}
 
 
-def _bb_per_100(results: list[dict[str, Any]]) -> list[float] | None:
-    """Poker's BB/100 per seat over all matches, weighted by hands; ``None`` for other games."""
-    stats = [m.get("stats", {}) for m in results]
-    if not stats or not all("bb_per_100" in s and "hands_played" in s for s in stats):
-        return None
-    hands = sum(s["hands_played"] for s in stats)
-    seats = len(stats[0]["bb_per_100"])
-    return [
-        round(sum(s["bb_per_100"][i] * s["hands_played"] for s in stats) / max(hands, 1), 2)
-        for i in range(seats)
-    ]
+def ladder_figures(
+    figures: Sequence[LadderFigure], seats: int, results: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The game's own ladder figures (``Game.ladder_figures``, poker's BB/100) per seat: the
+    mean over the matches that reported it, as the ladder shows it; empty for a game with none."""
+    shown: dict[str, dict[str, Any]] = {}
+    for figure in figures:
+        means: list[float | None] = []
+        for seat in range(seats):
+            values = [
+                v
+                for m in results
+                if (v := _seat_value(m.get("stats"), figure.key, seat)) is not None
+            ]
+            means.append(round(sum(values) / len(values), figure.digits) if values else None)
+        shown[figure.key] = {"label": figure.label, "per_seat": means}
+    return shown
+
+
+def _seat_value(stats: object, key: str, seat: int) -> float | None:
+    """A seat's value of ``key`` in a match's stats (a list in seat order, or keyed by seat)."""
+    values = stats.get(key) if isinstance(stats, dict) else None
+    value = values[seat] if isinstance(values, list) and seat < len(values) else None
+    if isinstance(values, dict):
+        value = values.get(str(seat), values.get(f"p{seat}"))
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -183,6 +200,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"  {bot}: {m['mean']:g}{interval}")
     else:
         print(f"ranked by Elo (from 1200): {bots[0]} {s['elo'][0]:g}, {bots[1]} {s['elo'][1]:g}")
-    if "bb_per_100" in s:
-        print(f"BB/100: {bots[0]} {s['bb_per_100'][0]:+g}, {bots[1]} {s['bb_per_100'][1]:+g}")
+    for figure in s.get("figures", {}).values():
+        shown = ", ".join(
+            f"{bot} {'–' if v is None else f'{v:+g}'}"
+            for bot, v in zip(bots, figure["per_seat"], strict=True)
+        )
+        print(f"{figure['label']}: {shown}")
     return 0

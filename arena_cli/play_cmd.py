@@ -251,10 +251,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 1 if failed else 0
     print()
     for seat in record.seats:
-        why = [] if seat.reason in (Reason.NORMAL, None) else [reason_text(seat.reason)]
+        reasons = [] if seat.reason in (Reason.NORMAL, None) else [reason_text(seat.reason)]
         if seat.detail:
-            why.append(seat.detail)
-        shown = f" ({'; '.join(why)})" if why else ""
+            reasons.append(seat.detail)
+        shown = f" ({'; '.join(reasons)})" if reasons else ""
         print(f"{seat.name}: {seat.outcome}, score {score_text(seat.score)}{shown}")
     print(record.summary())
     print(f"{record.rounds_played} rounds, {record.turns} turns, {record.duration_s:.2f} s")

@@ -23,6 +23,7 @@ import chess
 
 from games.chess.config import ChessConfig
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 
 #: Points per game for a win, a draw and a loss.
 WIN_POINTS, DRAW_POINTS, LOSS_POINTS = 1.0, 0.5, 0.0
@@ -39,6 +40,12 @@ class ChessGame(Game):
     """Two players, ``config.games`` games of chess with colours swapped."""
 
     game_type = "chess"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("greedy", "random"), 1, {"games": 1}),
+        Playthrough(("random", "greedy"), 2, {"games": 1}),
+    )
+    order = 70
     title = "Chess"
     version = 1
     config_class = ChessConfig

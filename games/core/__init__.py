@@ -18,8 +18,9 @@ from games.core.errors import (
     IllegalActionError,
     PlatformError,
 )
+from games.core.figures import LadderFigure, Playthrough
 from games.core.game import Action, Game
-from games.core.manifest import GamePackage, LadderFigure, Playthrough
+from games.core.manifest import GamePackage
 from games.core.record import LogEntry, MatchRecord, Outcome, Reason, SeatResult, public_reason
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import (

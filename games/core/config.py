@@ -19,6 +19,12 @@ class GameConfig(BaseModel):
     validation_max_turns: ClassVar[int] = 40
 
 
+class RoundsConfig(GameConfig):
+    """The config of a game played over ``rounds`` rounds (``RoundsGame``)."""
+
+    rounds: int = Field(default=1, ge=1)
+
+
 class PlayerSpec(BaseModel):
     """One seat: a stable player id the game uses and a display name."""
 

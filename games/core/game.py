@@ -30,7 +30,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from games.core.config import GameConfig
+from games.core.config import GameConfig, RoundsConfig
+from games.core.figures import LadderFigure, Playthrough
 
 Action = dict[str, Any]
 
@@ -61,6 +62,12 @@ class Game(ABC):
     #: Phases whose chosen actions a spectator never sees (passcode's private probes). Actions
     #: of ``simultaneous_phases`` stay hidden until the round ends.
     secret_phases: ClassVar[frozenset[str]] = frozenset()
+    #: The golden playthroughs recorded for the game (``arena playthroughs --write``).
+    playthroughs: ClassVar[tuple[Playthrough, ...]] = ()
+    #: Figures of the game's own its ladder shows beside the rating (poker's BB/100).
+    ladder_figures: ClassVar[tuple[LadderFigure, ...]] = ()
+    #: Where the game comes in lists (lower first; ties by id).
+    order: ClassVar[int] = 100
     #: Keys of ``get_private_state`` that are not secrets (chess's colour); the conformance check
     #: swaps every other key with the opponent's and expects the public view not to change.
     open_private_fields: ClassVar[frozenset[str]] = frozenset({"player_id", "history"})
@@ -208,3 +215,19 @@ class Game(ABC):
     def on_retries_exhausted(self, player_id: str) -> Action | None:
         """The action applied after the last illegal retry, or ``None`` to forfeit (default)."""
         return None
+
+
+class RoundsGame(Game):
+    """A game of ``config.rounds`` rounds that counts the current one in ``self.round`` from 1."""
+
+    config: RoundsConfig
+    round: int
+
+    @property
+    def total_rounds(self) -> int:
+        """``config.rounds``."""
+        return self.config.rounds
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.config.rounds)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from games.core.agent import InProcessAgentHandle
-from games.core.manifest import Playthrough
+from games.core.figures import Playthrough
 from games.core.referee import MatchSettings, play_match
 from games.core.registry import get_game_spec
 

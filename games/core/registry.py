@@ -1,8 +1,9 @@
 """Every game the platform knows, found by its folder.
 
-A game is a package under ``games/`` whose ``__init__.py`` declares ``ARENA_GAME`` (a
-``games.core.manifest.GamePackage``): its engine, state adapter and parser classes, and where its
-bots and replay presenter live, its playthroughs and its ladder figures. Packages named in the
+A game is a package under ``games/`` laid out by convention (``games.core.manifest``: its
+``game.py``, ``state_adapter.py``, ``action_parser.py``, ``bots.py``, ``presenter.py``), or one
+whose ``__init__.py`` declares ``ARENA_GAME`` (a ``GamePackage``); its ``Game`` subclass declares
+its playthroughs and its ladder figures. Packages named in the
 environment variable ``ARENA_GAME_PACKAGES`` (comma-separated importable names, e.g. a game kept
 outside this tree) are added the same way. Nothing else lists games: adding one is adding a folder
 (docs/games.md). Games are discovered on first use, not at import (a game's package imports
@@ -24,8 +25,9 @@ from typing import Any
 import games
 from games.core.action_parser import ActionParser
 from games.core.config import ArenaConfig, GameConfig
+from games.core.figures import LadderFigure, Playthrough
 from games.core.game import Game
-from games.core.manifest import GamePackage, LadderFigure, Playthrough
+from games.core.manifest import GamePackage, package_by_convention
 from games.core.presenter import Presenter, generic_present
 from games.core.state_adapter import StateAdapter
 
@@ -57,8 +59,10 @@ def _discovered() -> dict[str, _Found]:
     found: dict[str, _Found] = {}
     for module_name in _game_packages_to_scan():
         module = importlib.import_module(module_name)
-        package = getattr(module, "ARENA_GAME", None)
-        if not isinstance(package, GamePackage):
+        declared = getattr(module, "ARENA_GAME", None)
+        package = declared if isinstance(declared, GamePackage) else None
+        package = package or package_by_convention(module_name)
+        if package is None:
             continue  # a helper package, not a game
         game_id = package.game_class.game_type
         if game_id in found:
@@ -67,7 +71,7 @@ def _discovered() -> dict[str, _Found]:
                 f"{found[game_id].module} and {module_name}"
             )
         found[game_id] = _Found(module_name, package)
-    return dict(sorted(found.items(), key=lambda item: (item[1].package.order, item[0])))
+    return dict(sorted(found.items(), key=lambda item: (item[1].package.game_class.order, item[0])))
 
 
 def game_packages() -> dict[str, _Found]:
@@ -190,8 +194,8 @@ def get_game_spec(game_id: str) -> GameSpec:
         bots=dict(resolve(f"{found.module}.{package.bots}")),
         package_dir=Path(module.__file__ or "").parent,
         presenter=_presenter(found),
-        playthroughs=package.playthroughs,
-        ladder_figures=package.ladder_figures,
+        playthroughs=package.game_class.playthroughs,
+        ladder_figures=package.game_class.ladder_figures,
     )
 
 

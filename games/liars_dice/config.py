@@ -4,10 +4,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class LiarsDiceConfig(GameConfig):
+class LiarsDiceConfig(RoundsConfig):
     """Rounds and dice per player; every field is checked, unknown keys are refused."""
 
     #: Validation plays two rounds with two dice each.

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
+from games.core.figures import Playthrough
+from games.core.game import RoundsGame
 from games.liars_dice.config import LiarsDiceConfig
 
 #: Faces a bid may name; 1s are wild and count towards every bid.
@@ -32,10 +34,16 @@ def bid_raises(quantity: int, face: int, standing: tuple[int, int] | None) -> bo
     return quantity > q or (quantity == q and face > f)
 
 
-class LiarsDiceGame(Game):
+class LiarsDiceGame(RoundsGame):
     """Two players bid on the dice under the cups; a challenge settles who loses a die."""
 
     game_type = "liars-dice"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("reader", "probability"), 1, {"rounds": 2}),
+        Playthrough(("random", "reader"), 2, {"rounds": 2}),
+    )
+    order = 30
     title = "Liar's Dice"
     version = 1
     config_class = LiarsDiceConfig
@@ -81,15 +89,6 @@ class LiarsDiceGame(Game):
         return sum(self.dice_count.values())
 
     # --- the Game contract --------------------------------------------------------------------
-
-    @property
-    def total_rounds(self) -> int:
-        """``config.rounds``."""
-        return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.config.rounds)
 
     def get_current_player(self) -> str:
         """Whoever bids or challenges next; ``""`` when the match is over."""

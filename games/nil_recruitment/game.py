@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import Playthrough
 from games.core.messages import checked_message_text
 from games.nil_recruitment.config import NilRecruitmentConfig
 
@@ -100,6 +101,12 @@ class NilRecruitmentGame(Game):
     """Two schools pitch, then offer at once; offer + private fit signs each recruit."""
 
     game_type = "nil-recruitment"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("shading", "proportional"), 1),
+        Playthrough(("spend-everything", "shading"), 2),
+    )
+    order = 40
     title = "NIL Recruitment"
     version = 1
     config_class = NilRecruitmentConfig

@@ -4,10 +4,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class NuclearWarConfig(GameConfig):
+class NuclearWarConfig(RoundsConfig):
     """Crises, the threshold range and the payoffs; unknown keys are refused."""
 
     #: Validation plays two rounds.

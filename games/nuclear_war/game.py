@@ -13,17 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
+from games.core.figures import Playthrough
+from games.core.game import RoundsGame
 from games.core.messages import checked_message_text
 from games.nuclear_war.config import NuclearWarConfig
 
 CHOICES = ("stand", "yield")
 
 
-class NuclearWarGame(Game):
+class NuclearWarGame(RoundsGame):
     """Two players, a hidden threshold, stand or yield until someone backs down or war."""
 
     game_type = "nuclear-war"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("reputation", "equilibrium"), 1),
+        Playthrough(("always-stand", "grudger"), 2),
+    )
+    order = 50
     title = "Nuclear War"
     version = 1
     ranking = "mean_payoff"
@@ -62,15 +70,6 @@ class NuclearWarGame(Game):
         return "negotiate" if self.spoken < len(self.players) else "commit"
 
     # --- the Game contract --------------------------------------------------------------------
-
-    @property
-    def total_rounds(self) -> int:
-        """``config.rounds`` crises."""
-        return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current crisis (the last one once over)."""
-        return min(self.round, self.config.rounds)
 
     def get_current_player(self) -> str:
         """Speakers in turn, then choosers in the same order; ``""`` when over."""

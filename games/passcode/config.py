@@ -4,10 +4,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class PasscodeConfig(GameConfig):
+class PasscodeConfig(RoundsConfig):
     """Rounds, pot and the cycle limit; unknown keys are refused."""
 
     #: Validation plays two rounds, three probe cycles at most.

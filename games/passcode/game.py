@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
+from games.core.figures import Playthrough
+from games.core.game import RoundsGame
 from games.passcode.config import PasscodeConfig
 from games.passcode.solver import is_code, score
 
@@ -31,10 +33,16 @@ def code_error(value: Any, what: str) -> str | None:
     return f"the {what} {value!r} repeats a digit: codes have 4 distinct digits"
 
 
-class PasscodeGame(Game):
+class PasscodeGame(RoundsGame):
     """Two players race to crack one code per round with private bulls-and-cows probes."""
 
     game_type = "passcode"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("strong", "solver"), 1),
+        Playthrough(("random", "strong"), 2),
+    )
+    order = 60
     title = "Passcode"
     version = 1
     config_class = PasscodeConfig
@@ -67,15 +75,6 @@ class PasscodeGame(Game):
         return [p for p in self.players if not self.locked[p]]
 
     # --- the Game contract --------------------------------------------------------------------
-
-    @property
-    def total_rounds(self) -> int:
-        """``config.rounds``."""
-        return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.config.rounds)
 
     def get_current_player(self) -> str:
         """The next player in seat order who has not acted in this phase; ``""`` when over."""

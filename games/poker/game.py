@@ -25,6 +25,7 @@ from typing import Any
 from treys import Card, Evaluator
 
 from games.core import Action, Game, IllegalActionError
+from games.core.figures import LadderFigure, Playthrough
 from games.poker.config import PokerConfig
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -60,6 +61,19 @@ class PokerGame(Game):
     """Two players, ``config.hands`` hands of heads-up no-limit hold'em."""
 
     game_type = "poker"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("hand-strength", "raise-happy"), 1, {"hands": 6}),
+        Playthrough(("always-call", "hand-strength"), 2, {"hands": 6}),
+    )
+    order = 80
+    ladder_figures = (
+        LadderFigure(
+            "bb_per_100",
+            "BB/100",
+            "big blinds won per 100 hands, the mean over its rated matches",
+        ),
+    )
     title = "Heads-Up No-Limit Texas Hold'em"
     #: 2: ``call`` with nothing owed checks, ``all_in`` with raising closed calls, an explicit
     #: call amount must equal what is owed, and ``round_result.pot`` is the contested pot (the

@@ -4,10 +4,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class SimpleCardConfig(GameConfig):
+class SimpleCardConfig(RoundsConfig):
     """Rounds, hand size and deck; every field is checked, unknown keys are refused."""
 
     #: Validation plays two rounds of two cards.

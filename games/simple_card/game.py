@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
+from games.core.figures import Playthrough
+from games.core.game import RoundsGame
 from games.simple_card.config import SimpleCardConfig
 
 
-class SimpleCardGame(Game):
+class SimpleCardGame(RoundsGame):
     """Two players, one simultaneous card play per round."""
 
     game_type = "simple-card"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("random", "highest"), 1),
+        Playthrough(("counter", "lowest"), 2),
+    )
+    order = 10
     title = "Simple Card"
     version = 1
     config_class = SimpleCardConfig
@@ -39,15 +47,6 @@ class SimpleCardGame(Game):
         self.pending: dict[str, int] = {}  # cards played this round, hidden until both played
         self.scores = dict.fromkeys(self.players, 0)
         self.played: list[dict[str, Any]] = []  # finished rounds, both cards shown
-
-    @property
-    def total_rounds(self) -> int:
-        """``config.rounds``."""
-        return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.config.rounds)
 
     def get_current_player(self) -> str:
         """Seat 0 then seat 1 each round; ``""`` when over."""

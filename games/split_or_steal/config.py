@@ -4,10 +4,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from games.core import GameConfig
+from games.core.config import RoundsConfig
 
 
-class SplitOrStealConfig(GameConfig):
+class SplitOrStealConfig(RoundsConfig):
     """Rounds, pot and the negotiation's shape."""
 
     #: Validation plays two rounds, one message each before the choice.

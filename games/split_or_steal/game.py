@@ -10,17 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
+from games.core.figures import Playthrough
+from games.core.game import RoundsGame
 from games.core.messages import checked_message_text
 from games.split_or_steal.config import SplitOrStealConfig
 
 CHOICES = ("split", "steal")
 
 
-class SplitOrStealGame(Game):
+class SplitOrStealGame(RoundsGame):
     """Five rounds of cheap talk and a simultaneous split/steal choice."""
 
     game_type = "split-or-steal"
+    #: Short matches where a full one would make a file of megabytes.
+    playthroughs = (
+        Playthrough(("message-reader", "tit-for-tat"), 1),
+        Playthrough(("grudger", "always-steal"), 2),
+    )
+    order = 20
     title = "Split or Steal"
     version = 1
     ranking = "mean_payoff"
@@ -40,15 +48,6 @@ class SplitOrStealGame(Game):
     def _start_round(self) -> None:
         self.messages: list[dict[str, str]] = []
         self.commits: dict[str, str] = {}
-
-    @property
-    def total_rounds(self) -> int:
-        """``config.rounds``."""
-        return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.config.rounds)
 
     def _speakers(self) -> list[str]:
         first = (self.round - 1) % 2

@@ -15,9 +15,14 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import django_stubs_ext
 from kombu import Queue
 
 from sandbox.limits import DEFAULT_SANDBOX_IMAGE
+
+# Django's generic classes (ModelAdmin[Match], QuerySet[Match]) subscriptable at run time, as
+# the type checker reads them.
+django_stubs_ext.monkeypatch()
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
 BASE_DIR = ROOT_DIR

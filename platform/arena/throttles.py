@@ -38,7 +38,7 @@ def _in(seconds: float) -> str:
     return f"{math.ceil(seconds / 60)} minutes"
 
 
-def hourly_quota_check(*, recent: QuerySet[object], limit: int, what: str, field: str) -> None:
+def hourly_quota_check(*, recent: QuerySet[Any], limit: int, what: str, field: str) -> None:
     """Refuse (429) when ``recent`` (the user's rows of this kind, any time) holds ``limit`` or
     more rows created in the last hour; ``field`` is their creation timestamp."""
     now = timezone.now()
@@ -88,7 +88,7 @@ def login_lockout_response(
     return response
 
 
-class LoginThrottleBackend(AxesStandaloneBackend):
+class LoginThrottleBackend(AxesStandaloneBackend):  # type: ignore[misc]  # axes: untyped
     """django-axes' lockout check for sign-ins that come with a request (the login form and
     POST /api/token); sign-ins without one (the test client, shell scripts) pass through."""
 

@@ -23,26 +23,30 @@ pytestmark = pytest.mark.django_db
 TOY_FILES = {
     "__init__.py": '''
         """Toy cards: simple-card's rules under another name, kept outside the games/ tree."""
-
-        from games.core.manifest import GamePackage, LadderFigure
-        from games.simple_card.action_parser import SimpleCardActionParser
-        from games.simple_card.state_adapter import SimpleCardStateAdapter
-        from toy_cards.game import ToyCardsGame
-
-        ARENA_GAME = GamePackage(
-            game_class=ToyCardsGame,
-            state_adapter_class=SimpleCardStateAdapter,
-            action_parser_class=SimpleCardActionParser,
-            ladder_figures=(LadderFigure("cards_played", "Cards", "cards played a match"),),
-        )
     ''',
+    "state_adapter.py": """
+        from games.simple_card.state_adapter import SimpleCardStateAdapter
+
+
+        class ToyCardsStateAdapter(SimpleCardStateAdapter):
+            pass
+    """,
+    "action_parser.py": """
+        from games.simple_card.action_parser import SimpleCardActionParser
+
+
+        class ToyCardsActionParser(SimpleCardActionParser):
+            pass
+    """,
     "game.py": """
+        from games.core import LadderFigure
         from games.simple_card.game import SimpleCardGame
 
 
         class ToyCardsGame(SimpleCardGame):
             game_type = "toy-cards"
             title = "Toy Cards"
+            ladder_figures = (LadderFigure("cards_played", "Cards", "cards played a match"),)
 
             def get_match_stats(self):
                 return {"cards_played": [3.0, 3.0]}

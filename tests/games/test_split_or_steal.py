@@ -108,13 +108,16 @@ def test_message_reader_beats_the_cooperators() -> None:
         assert out["summary"]["wins"] == [2, 0], other
 
 
-def test_simulate_reports_bb_per_100_only_for_poker() -> None:
-    from arena_cli.games_cmd import _bb_per_100
+def test_simulate_reports_the_games_own_ladder_figures_only() -> None:
+    from arena_cli.games_cmd import ladder_figures
+    from games.core import get_game_spec
 
     stats = [
         {"stats": {"bb_per_100": [100.0, -100.0], "hands_played": 100}},
-        {"stats": {"bb_per_100": [-50.0, 50.0], "hands_played": 300}},
+        {"stats": {"bb_per_100": {"0": -50.0, "1": 50.0}, "hands_played": 300}},
+        {"stats": {}},  # a match that reported none is not averaged in
     ]
-    assert _bb_per_100(stats) == [-12.5, 12.5]
+    poker = ladder_figures(get_game_spec("poker").ladder_figures, 2, stats)
+    assert poker == {"bb_per_100": {"label": "BB/100", "per_seat": [25.0, -25.0]}}
     out = simulate("split-or-steal", ["always-steal", "always-split"], seed=0, matches=1)
-    assert "bb_per_100" not in out["summary"]
+    assert "figures" not in out["summary"]

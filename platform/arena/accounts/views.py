@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from arena.accounts.forms import SignUpForm
+from arena.accounts.selectors import signed_in_user
 from arena.accounts.services import token_get_or_create
 
 
@@ -31,4 +32,6 @@ def signup(request: HttpRequest) -> HttpResponse:
 @login_required
 def token(request: HttpRequest) -> HttpResponse:
     """Show the user's API token for ``arena submit``."""
-    return render(request, "accounts/token.html", {"token": token_get_or_create(user=request.user)})
+    return render(
+        request, "accounts/token.html", {"token": token_get_or_create(user=signed_in_user(request))}
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-import markdown
+import markdown  # type: ignore[import-untyped]  # no stubs in our pinned set
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -26,7 +26,7 @@ def _spec(game: str) -> GameSpec:
 def _rules_html(game: str, version: int) -> SafeString:
     """The rules page as HTML, rendered once per process (tens of ms a request otherwise)."""
     spec = get_game_spec(game)
-    html = markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"])
+    html = str(markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"]))
     # rules.md is our own file (not user input), so rendering its HTML is safe.
     return mark_safe(html)  # noqa: S308
 

@@ -1,13 +1,15 @@
 """Admin: matches with re-run and void actions."""
 
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
 from arena.workflows.matches import match_rerun, match_void
 
 
-class ParticipantInline(admin.TabularInline):
+class ParticipantInline(admin.TabularInline[Participant, Match]):
     """The seats."""
 
     model = Participant
@@ -26,24 +28,28 @@ class ParticipantInline(admin.TabularInline):
 
 
 @admin.action(description="Re-run the selected errored matches")
-def rerun(modeladmin: admin.ModelAdmin, request: object, queryset: object) -> None:
+def rerun(
+    modeladmin: admin.ModelAdmin[Match], request: HttpRequest, queryset: QuerySet[Match]
+) -> None:
     """Queue errored matches again."""
-    for match in queryset:  # type: ignore[attr-defined]
+    for match in queryset:
         try:
             match_rerun(match=match)
         except Refused as exc:
-            modeladmin.message_user(request, f"#{match.pk}: {exc.message}", messages.WARNING)  # type: ignore[arg-type]
+            modeladmin.message_user(request, f"#{match.pk}: {exc.message}", messages.WARNING)
 
 
 @admin.action(description="Void the selected matches (marked error; applied Elo stays)")
-def void(modeladmin: admin.ModelAdmin, request: object, queryset: object) -> None:
+def void(
+    modeladmin: admin.ModelAdmin[Match], request: HttpRequest, queryset: QuerySet[Match]
+) -> None:
     """Mark matches as not counting."""
-    for match in queryset:  # type: ignore[attr-defined]
+    for match in queryset:
         match_void(match=match)
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(admin.ModelAdmin[Match]):
     """Matches by game, kind and status."""
 
     list_display = ("id", "game", "kind", "status", "rated", "attempts", "created", "summary")

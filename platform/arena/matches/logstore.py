@@ -16,7 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, cast
 
@@ -31,7 +31,7 @@ from games.core import LogEntry
 logger = logging.getLogger(__name__)
 
 
-def encode_log(entries: Sequence[LogEntry]) -> tuple[bytes, int]:
+def encode_log(entries: Sequence[Mapping[str, Any]]) -> tuple[bytes, int]:
     """The entries as a gzip-compressed JSON-lines blob; returns (blob, uncompressed bytes)."""
     raw = "".join(
         json.dumps(json_safe(e), allow_nan=False, separators=(",", ":")) + "\n" for e in entries
@@ -39,7 +39,7 @@ def encode_log(entries: Sequence[LogEntry]) -> tuple[bytes, int]:
     return gzip.compress(raw, compresslevel=6), len(raw)
 
 
-def decode_log(blob: bytes) -> list[LogEntry]:
+def decode_log(blob: bytes | memoryview) -> list[LogEntry]:
     """The entries of a blob written by ``encode_log``."""
     text = gzip.decompress(bytes(blob)).decode()
     return [cast(LogEntry, json.loads(line)) for line in text.splitlines() if line]

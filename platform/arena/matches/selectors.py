@@ -19,7 +19,7 @@ from arena.matches import queues, visibility
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, MatchEvent, Participant
 from arena.submissions.selectors import is_owner, is_staff
-from games.core import MatchSettings, available_game_ids
+from games.core import LogEntry, MatchSettings, available_game_ids
 from games.core.validation import validation_plan
 
 
@@ -105,7 +105,7 @@ def match_log(
     seq: int | None = None,
     after: int | None = None,
     limit: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[LogEntry]:
     """The per-call log as ``user`` may see it: their own seats as stored, the others in the
     game's public view (no prints, errors, refusal reasons; secrets as the game hides them).
 

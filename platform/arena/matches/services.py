@@ -100,9 +100,10 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
             raise Refused(
                 f'opponent {opponent!r}: use "house:<bot>" or the id of one of your submissions'
             ) from None
-        other = Submission.objects.select_related("agent").filter(pk=other_id).first()
-        if other is None or other.agent.owner_id != user.pk:
+        found = Submission.objects.select_related("agent").filter(pk=other_id).first()
+        if found is None or found.agent.owner_id != user.pk:
             raise Forbidden("you can only train against house bots or your own submissions")
+        other = found
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
     # Count and insert under the user's row lock (the caller's transaction): concurrent requests

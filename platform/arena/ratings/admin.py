@@ -6,7 +6,7 @@ from arena.ratings.models import Rating, RatingChange
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(admin.ModelAdmin[Rating]):
     """Ladder rows."""
 
     list_display = (
@@ -23,7 +23,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
+class RatingChangeAdmin(admin.ModelAdmin[RatingChange]):
     """Every applied change, one per (rating, match)."""
 
     list_display = ("rating", "match", "before", "after", "created")

@@ -6,7 +6,7 @@ from arena.submissions.models import Agent, Submission
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(admin.ModelAdmin[Agent]):
     """Agents by owner and game."""
 
     list_display = ("name", "owner", "game", "created")
@@ -15,7 +15,7 @@ class AgentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(admin.ModelAdmin[Submission]):
     """Submissions are immutable; an admin may take one off the ladder."""
 
     list_display = ("__str__", "game", "status", "active", "house_bot", "created")

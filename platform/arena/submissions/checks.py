@@ -130,9 +130,9 @@ def check_source(source: str, *, max_depth: int = MAX_AST_DEPTH) -> CheckedSourc
         # CPython's parser gives up on very deep expressions (50,000 `-` signs, 30,000 `not`s,
         # a 50,000-term sum) with these instead of a SyntaxError.
         return _refuse("depth", _too_deep(max_depth), source=source)
-    depth, line = ast_depth(tree, max_depth)
+    depth, deepest_line = ast_depth(tree, max_depth)
     if depth > max_depth:
-        return _refuse("depth", _too_deep(max_depth), line, source=source)
+        return _refuse("depth", _too_deep(max_depth), deepest_line, source=source)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     agent = classes.get("Agent")
     if agent is None:
@@ -193,7 +193,8 @@ def _class_chain(agent: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[
 def _declared_game(
     agent: ast.ClassDef, classes: dict[str, ast.ClassDef], tree: ast.Module
 ) -> tuple[str | None, int | None]:
-    for node in [*_class_chain(agent, classes), tree]:
+    scopes: list[ast.ClassDef | ast.Module] = [*_class_chain(agent, classes), tree]
+    for node in scopes:
         for stmt in node.body:
             targets: list[ast.expr] = []
             value: ast.expr | None = None

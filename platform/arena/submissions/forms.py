@@ -22,4 +22,6 @@ class TrainingForm(forms.Form):
 
     def __init__(self, *args: object, opponents: list[tuple[str, str]], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["opponent"].choices = opponents
+        opponent = self.fields["opponent"]
+        assert isinstance(opponent, forms.ChoiceField)
+        opponent.choices = opponents

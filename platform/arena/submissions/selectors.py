@@ -70,7 +70,7 @@ def submission_as_dict(submission: Submission) -> dict[str, object]:
 def submission_validation_match_id(submission: Submission) -> int | None:
     """The id of the submission's self-play match (through its seats: matches sit above)."""
     return (
-        submission.seats.filter(match__kind="validation")  # type: ignore[attr-defined]
+        submission.seats.filter(match__kind="validation")
         .order_by("-match_id")
         .values_list("match_id", flat=True)
         .first()

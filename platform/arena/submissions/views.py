@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from arena.accounts.selectors import signed_in_user
 from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.matches.models import Match
@@ -51,7 +52,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         upload_file = form.cleaned_data["file"]
         try:
             submission = submission_upload(
-                owner=request.user,
+                owner=signed_in_user(request),
                 data=upload_file.read(UPLOAD_READ_LIMIT_BYTES),
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
@@ -106,7 +107,7 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     opponents = [(f"house:{b}", f"house bot: {b}") for b in sorted(spec.bots)] + [
         (str(s.pk), f"my {s.label}")
         for s in Submission.objects.filter(
-            agent__owner=request.user,
+            agent__owner=signed_in_user(request),
             agent__game=submission.agent.game,
             status=Submission.Status.ACCEPTED,
         ).select_related("agent")
@@ -142,10 +143,10 @@ def ladder(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _owned(request, submission_id)
     try:
         if request.POST.get("action") == "deactivate":
-            submission_deactivate(submission=submission, user=request.user)
+            submission_deactivate(submission=submission, user=signed_in_user(request))
             messages.success(request, f"{submission.label} left the ladder.")
         else:
-            submission_activate(submission=submission, user=request.user)
+            submission_activate(submission=submission, user=signed_in_user(request))
             messages.success(
                 request,
                 f"{submission.label} is on the {submission.agent.game} ladder: ranked "
@@ -163,7 +164,7 @@ def train(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _owned(request, submission_id)
     try:
         match = training_request(
-            user=request.user,
+            user=signed_in_user(request),
             submission_id=submission.pk,
             opponent=request.POST.get("opponent", ""),
             timed=bool(request.POST.get("timed")),
