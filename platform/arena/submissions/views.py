@@ -33,6 +33,33 @@ def _owned(request: HttpRequest, submission_id: int) -> Submission:
         raise PermissionDenied(exc.message) from None
 
 
+def what_went_wrong(log: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The failed calls of a validation log, each different failure once: the same exception
+    raised on four retries is one traceback "4 times in a row", not four copies."""
+    shown: list[dict[str, object]] = []
+    for e in log:
+        error, illegal = e.get("error") or "", e.get("illegal") or ""
+        if not (error or illegal):
+            continue
+        # An exception's summary (``illegal``) repeats the first line of its traceback.
+        text = str(error) if error else str(illegal)
+        if illegal and error and not str(error).startswith(str(illegal).split("raised ")[-1]):
+            text = f"{illegal}\n{error}"
+        if shown and shown[-1]["text"] == text and shown[-1]["method"] == e.get("method"):
+            shown[-1]["times"] = int(str(shown[-1]["times"])) + 1
+            continue
+        shown.append(
+            {
+                "method": e.get("method"),
+                "turn": e.get("turn"),
+                "text": text,
+                "stdout": e.get("stdout") or "",
+                "times": 1,
+            }
+        )
+    return shown
+
+
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     """The upload form; on success, the submission page (pending until validated)."""
@@ -101,6 +128,7 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "submission": submission,
         "validation": validation,
         "log": log,
+        "went_wrong": what_went_wrong(log),
         "training_form": TrainingForm(opponents=opponents),
         "trainings": Match.objects.filter(
             kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0

@@ -86,9 +86,10 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
     failed = [s for s in record.seats if s.reason not in ("normal", None)]
     if failed:
         seat = failed[0]
+        said = seat.detail.rstrip(".")
         detail = (
             f"In its self-play match (against itself) your agent {reason_text(seat.reason)}. "
-            f"{seat.detail.rstrip('.')}. Fix it and upload a new version."
+            f"{said[:1].upper()}{said[1:]}. Fix it and upload a new version."
         )
         submission_services.submission_set_status(
             submission=submission, status="rejected", detail=detail
