@@ -376,3 +376,27 @@ AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
 #: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
 ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
+
+# --- Email: password resets and address verification (docs/accounts.md) --------------------
+#: The SMTP server this site sends email through. Empty (the default): the site sends no email,
+#: password resets by email are unavailable, and uploads need no verified address.
+ARENA_EMAIL_HOST = os.environ.get("ARENA_EMAIL_HOST", "")
+ARENA_EMAIL_ENABLED = bool(ARENA_EMAIL_HOST)
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if ARENA_EMAIL_ENABLED
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = ARENA_EMAIL_HOST or "localhost"
+EMAIL_PORT = int(os.environ.get("ARENA_EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("ARENA_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("ARENA_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("ARENA_EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = int(os.environ.get("ARENA_EMAIL_TIMEOUT_S", "10"))
+DEFAULT_FROM_EMAIL = os.environ.get("ARENA_EMAIL_FROM", "Agent Arena <arena@localhost>")
+#: Uploads are accepted only from a verified address. On by default when the site sends email,
+#: and always off when it does not (nobody could ever verify).
+ARENA_EMAIL_VERIFICATION = ARENA_EMAIL_ENABLED and env_bool("ARENA_EMAIL_VERIFICATION", True)
+#: How long an emailed link (verification) stays valid; password-reset links use
+#: PASSWORD_RESET_TIMEOUT (Django's, three days by default).
+ARENA_EMAIL_LINK_MAX_AGE_S = int(os.environ.get("ARENA_EMAIL_LINK_MAX_AGE_S", str(3 * 24 * 3600)))

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.accounts.models import User
+from arena.accounts.services import upload_allowed_check
 from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
 from arena.submissions import services as submission_services
@@ -64,6 +65,7 @@ def submission_upload(
     ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
     flight (checked under the user's row lock, so concurrent uploads cannot all slip through).
     """
+    upload_allowed_check(user=owner)
     upload_throttle_check(owner=owner)
     submission = submission_services.submission_create(
         owner=owner, data=data, source=source, name=name, filename=filename, size=size
