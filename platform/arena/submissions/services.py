@@ -106,6 +106,8 @@ def submission_mark_active(*, submission: Submission, user: User) -> Submission:
         )
     if submission.active:
         return submission
+    if submission.agent.archived is not None:
+        raise Refused(f"{submission.agent.name} is archived: unarchive it on its page first")
     limit = settings.ARENA_ACTIVE_PER_GAME
     active = Submission.objects.filter(
         agent__owner=user, agent__game=submission.agent.game, active=True

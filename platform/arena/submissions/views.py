@@ -18,7 +18,7 @@ from arena.ratings.selectors import rating_history
 from arena.submissions import selectors
 from arena.submissions.forms import TrainingForm, UploadForm
 from arena.submissions.models import Submission
-from arena.submissions.services import submission_deactivate
+from arena.submissions.services import agent_archive, agent_unarchive, submission_deactivate
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
@@ -100,11 +100,16 @@ def _throttled(request: HttpRequest, page: HttpResponse, exc: RateLimited) -> Ht
 
 @login_required
 def mine(request: HttpRequest) -> HttpResponse:
-    """The user's agents and submissions."""
+    """The user's agents and submissions; archived agents only with ``?archived=1``."""
+    archived = request.GET.get("archived") == "1"
     return render(
         request,
         "submissions/mine.html",
-        {"submissions": selectors.submissions_of(user=request.user)},
+        {
+            "submissions": selectors.submissions_of(user=request.user, archived=archived),
+            "archived": archived,
+            "archived_count": selectors.archived_agents_count(user=request.user),
+        },
     )
 
 
@@ -213,3 +218,26 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "matches": rows,
         },
     )
+
+
+@login_required
+@require_POST
+def archive(request: HttpRequest, agent_id: int) -> HttpResponse:
+    """Archive (``action=archive``) or bring back (``action=unarchive``) one's own agent."""
+    try:
+        the_agent = selectors.agent_get(agent_id=agent_id)
+        if request.POST.get("action") == "unarchive":
+            agent_unarchive(agent=the_agent, user=request.user)
+            messages.success(request, f"{the_agent.name} is back in your list.")
+        else:
+            agent_archive(agent=the_agent, user=request.user)
+            messages.success(
+                request,
+                f"{the_agent.name} is archived: off the ladder and out of your list; its "
+                "matches stay.",
+            )
+    except NotFound:
+        raise Http404("no such agent") from None
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    return redirect("submissions:agent", agent_id=agent_id)
