@@ -7,7 +7,8 @@ Debian's python3 and nothing else.
 Before any agent code runs it keeps private duplicates of fd 0 and fd 1 for the protocol, points
 fd 0 at /dev/null and fd 1 and 2 at a pipe it drains itself, so nothing the agent prints (from
 Python or from C) and nothing it reads can touch the channel. What the agent prints is returned
-with each reply, cut at 8 KiB a call and 256 KiB a match, the cut marked.
+with each reply, cut at 8 KiB a call and 256 KiB a match: the start and the end are kept, the
+cut marked.
 
 Protocol (one JSON object a line, both ways; DESIGN.md §4):
 

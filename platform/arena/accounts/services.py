@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.core import signing
 from django.core.mail import send_mail
-from django.db import transaction
 from django.utils import timezone
 
 from arena.accounts.models import ApiToken, User
@@ -103,25 +102,19 @@ def upload_allowed_check(*, user: User) -> None:
     )
 
 
-@transaction.atomic
-def account_delete(*, user: User, password: str) -> User:
-    """Delete an account: its agents leave every ladder and are archived, its token and
-    password stop working, and its name becomes ``deleted-user-<id>`` everywhere. The matches
-    it played stay (its opponents' results and ratings depend on them), under that name."""
-    from arena.submissions.models import Agent, Submission
-
+def user_anonymise(*, user: User, password: str) -> User:
+    """Check the password, then disable the account for good: token deleted, password unusable,
+    name ``deleted-user-<id>``, address erased. Its agents are the caller's business
+    (``arena.workflows.accounts.account_delete``)."""
     if not user.check_password(password):
         raise Refused("the password is not right: the account was not deleted")
-    now = timezone.now()
-    Submission.objects.filter(agent__owner=user, active=True).update(active=False)
-    Agent.objects.filter(owner=user, archived__isnull=True).update(archived=now)
     ApiToken.objects.filter(user=user).delete()
     user.username = DELETED_USERNAME.format(pk=user.pk)
     user.email = ""
     user.first_name = user.last_name = ""
     user.email_verified = False
     user.is_active = False
-    user.deleted = now
+    user.deleted = timezone.now()
     user.set_unusable_password()
     user.save()
     return user

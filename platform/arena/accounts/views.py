@@ -16,7 +16,6 @@ from django.views.decorators.http import require_POST
 from arena.accounts.forms import DeleteAccountForm, EmailForm, SignUpForm
 from arena.accounts.models import User
 from arena.accounts.services import (
-    account_delete,
     email_change,
     email_verification_send,
     email_verification_token,
@@ -24,6 +23,7 @@ from arena.accounts.services import (
     token_get_or_create,
 )
 from arena.errors import Refused
+from arena.workflows.accounts import account_delete
 
 
 def _send_verification(request: HttpRequest, user: User) -> None:
