@@ -149,6 +149,9 @@ def test_the_owner_reads_the_turn_log_while_the_training_match_runs(
     assert not full.is_displayed()
     fold.find_element(By.CSS_SELECTOR, ".print-all summary").click()
     assert full.is_displayed() and "middle line 30" in full.text
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        driver.find_element(By.ID, "turn-log").screenshot(str(Path(SHOTS) / "training-log.png"))
     height = driver.execute_script("return document.scrollingElement.scrollHeight")
     assert height < 12_000, f"the page is {height} px tall with folded prints"
 
@@ -184,6 +187,11 @@ def test_the_turn_log_pager_is_readable(driver: Any, live_server: Any) -> None:
     buttons = driver.find_elements(By.CSS_SELECTOR, ".log-nav button")
     labels = {b.text: b for b in buttons}
     assert {"later →", "last page", "refresh"} <= set(labels), list(labels)
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        driver.find_element(By.CSS_SELECTOR, ".log-nav").screenshot(
+            str(Path(SHOTS) / "turn-log-pager.png")
+        )
     for label, button in labels.items():
         ratio = driver.execute_script(CONTRAST, button)
         assert ratio >= 4.5, f"{label!r} has a contrast of {ratio:.2f}:1 (4.5:1 is the minimum)"
@@ -267,3 +275,10 @@ def test_every_page_fits_a_phone(driver: Any, live_server: Any, make_user: Any) 
         assert right <= PHONE_WIDTH_PX, f"the h-file ends at {right} px"
     finally:
         at_desktop_width(driver)
+    if SHOTS:  # the same pages at a desktop's width, for a person to compare
+        driver.set_window_size(1280, 1000)
+        for name in ("chess game", "chess match", "poker match"):
+            driver.get(f"{live_server.url}{pages[name]}")
+            if "match" in name:
+                wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#log tbody tr"), 20)
+            driver.save_screenshot(str(Path(SHOTS) / f"desktop-{name.replace(' ', '-')}.png"))
