@@ -145,6 +145,8 @@ def test_the_owner_reads_the_turn_log_while_the_training_match_runs(
     shown = fold.text
     assert "FIRST LINE of turn" in shown and "LAST LINE before returning" in shown
     assert "more lines" in shown
+    height = driver.execute_script("return document.scrollingElement.scrollHeight")
+    assert height < 12_000, f"the page is {height} px tall with folded prints"
     full = fold.find_element(By.CSS_SELECTOR, ".print-all pre")
     assert not full.is_displayed()
     fold.find_element(By.CSS_SELECTOR, ".print-all summary").click()
@@ -152,8 +154,12 @@ def test_the_owner_reads_the_turn_log_while_the_training_match_runs(
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         driver.find_element(By.ID, "turn-log").screenshot(str(Path(SHOTS) / "training-log.png"))
-    height = driver.execute_script("return document.scrollingElement.scrollHeight")
-    assert height < 12_000, f"the page is {height} px tall with folded prints"
+    # The state sent is given room when opened, not squeezed into its column.
+    opener = driver.find_elements(By.CSS_SELECTOR, "td.state-cell details summary")[2]
+    opener.click()
+    state = wait_for(lambda: opener.find_element(By.XPATH, "..").find_element(By.TAG_NAME, "pre"))
+    width = driver.execute_script("return arguments[0].getBoundingClientRect().width", state)
+    assert width >= 300, f"the state sent is {width} px wide"
 
 
 #: The contrast ratio of an element's text against the first opaque background behind it.

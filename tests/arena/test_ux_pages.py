@@ -137,3 +137,14 @@ def test_passcode_spectators_see_the_probes_once_the_round_is_over() -> None:
         for e in running
         if e.get("method") == "on_turn" and (e.get("payload") or {}).get("phase") == "question"
     )
+
+
+def test_the_rating_chart_has_labelled_axes() -> None:
+    from arena.ratings.charts import rating_chart_svg
+
+    svg = str(rating_chart_svg([1200.0, 1216.0, 1203.0, 1240.0, 1251.0]))
+    assert 'data-axis="x"' in svg and 'data-axis="y"' in svg
+    assert ">Elo<" in svg and ">rated games<" in svg
+    assert ">1200<" in svg and ">1251<" in svg  # the Elo scale's ends
+    assert ">0<" in svg and ">4<" in svg  # the games scale's ends
+    assert str(rating_chart_svg([1200.0])) == ""
