@@ -266,9 +266,16 @@ def test_every_page_fits_a_phone(driver: Any, live_server: Any, make_user: Any) 
                 Path(SHOTS).mkdir(parents=True, exist_ok=True)
                 driver.save_screenshot(str(Path(SHOTS) / f"phone-{name.replace(' ', '-')}.png"))
         sign_in(driver, live_server, user)
-        signed_in_pages = {"upload": "/submissions/upload/", "my agents": "/submissions/mine/"}
+        signed_in_pages = {
+            "upload": "/submissions/upload/",
+            "my agents": "/submissions/mine/",
+            "account": "/accounts/",
+            "token": "/accounts/token/",
+        }
         for name, path in signed_in_pages.items():
             driver.get(f"{live_server.url}{path}")
+            if SHOTS:
+                driver.save_screenshot(str(Path(SHOTS) / f"phone-{name.replace(' ', '-')}.png"))
             width = driver.execute_script("return document.scrollingElement.scrollWidth")
             widths[name] = (width, driver.execute_script(OVERFLOWING))
         too_wide = {name: w for name, w in widths.items() if w[0] > PHONE_WIDTH_PX}
