@@ -295,3 +295,31 @@ def test_every_page_fits_a_phone(driver: Any, live_server: Any, make_user: Any) 
             if "match" in name:
                 wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#log tbody tr"), 20)
             driver.save_screenshot(str(Path(SHOTS) / f"desktop-{name.replace(' ', '-')}.png"))
+
+
+def test_a_rejections_reason_is_prominent_and_its_traceback_shown_once(
+    driver: Any, live_server: Any, make_user: Any
+) -> None:
+    from arena.workflows.submissions import submission_upload
+    from selenium.webdriver.common.by import By
+
+    from tests.arena.conftest import BAD_AGENT_SOURCE
+
+    user = make_user("rejected")
+    submission = submission_upload(owner=user, source=BAD_AGENT_SOURCE, name="bad")
+    wait_for(lambda: type(submission).objects.get(pk=submission.pk).status == "rejected", 60)
+    sign_in(driver, live_server, user)
+    driver.get(f"{live_server.url}/submissions/{submission.pk}/")
+    verdict = driver.find_element(By.ID, "status-detail")
+    size = float(
+        driver.execute_script("return getComputedStyle(arguments[0]).fontSize", verdict)[:-2]
+    )
+    base = float(driver.execute_script("return getComputedStyle(document.body).fontSize")[:-2])
+    assert size >= base, f"the reason is {size} px against the page's {base} px"
+    assert driver.execute_script(CONTRAST, verdict) >= 7, "the reason is not in strong contrast"
+    errors = driver.find_elements(By.CSS_SELECTOR, ".log-errors pre.error")
+    assert len(errors) == 1 and errors[0].text.endswith("my bug on purpose")
+    assert "4 times in a row" in driver.find_element(By.CSS_SELECTOR, ".log-errors").text
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(SHOTS) / "desktop-rejected.png"))
