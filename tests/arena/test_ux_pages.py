@@ -69,7 +69,7 @@ def test_ones_own_row_is_marked_on_the_ladder(
     page = client.get("/games/simple-card/").content.decode()
     rows = re.findall(r'<tr class="([^"]*)">(.*?)</tr>', page, re.DOTALL)
     marked = [body for cls, body in rows if "mine" in cls.split()]
-    assert len(marked) == 1 and "mine v1" in marked[0] and ">you<" in marked[0]
+    assert len(marked) == 1 and "mine v1" in marked[0] and ">yours<" in marked[0]
     assert "mine" not in " ".join(
         cls
         for cls, _ in re.findall(
