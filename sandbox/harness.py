@@ -192,10 +192,12 @@ class _Capture:
             self._cut = True
             room = max(0, budget - len(_CUT_MARK_BYTES))
             head = room // 2
+            self._kept += data  # the start may be in this very chunk: split it here
             self._end = bytearray(self._kept[head:])
             del self._kept[head:]
             self._end_room = room - head
-        self._end += data
+        else:
+            self._end += data
         if len(self._end) > self._end_room:
             del self._end[: len(self._end) - self._end_room]
 

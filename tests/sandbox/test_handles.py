@@ -178,15 +178,22 @@ def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
     assert result.stdout == (fake + "\n") * 2
 
 
-def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str) -> None:
-    body = (
-        "def on_turn(self, state):\n"
-        "    print('FIRST LINE')\n"
-        "    for i in range(2000):\n"
-        "        print('x' * 50)\n"
-        "    print('LAST LINE before the failure')\n"
-        "    return None\n"
-    )
+#: Many lines, and one line far over the cap that arrives in one read: both keep their ends.
+CUT_BODIES = [
+    "def on_turn(self, state):\n"
+    "    print('FIRST LINE')\n"
+    "    for i in range(2000):\n"
+    "        print('x' * 50)\n"
+    "    print('LAST LINE before the failure')\n"
+    "    return None\n",
+    "def on_turn(self, state):\n"
+    "    print('FIRST LINE\\n' + 'x' * 100000 + '\\nLAST LINE before the failure')\n"
+    "    return None\n",
+]
+
+
+@pytest.mark.parametrize("body", CUT_BODIES, ids=["many-lines", "one-read"])
+def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str, body: str) -> None:
     handle = started(backend, agent_source(body))
     try:
         result = handle.call("on_turn", STATE, 2.0)
