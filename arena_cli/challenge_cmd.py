@@ -8,20 +8,23 @@ JSON API (standard library only). Prints the match's page, waits for it to end u
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import urllib.error
 from typing import Any
 
+from arena_cli.credentials import NO_SERVER, server_and_token
 from arena_cli.submit_cmd import ApiError, api_request, get_token
 
 
 def run(args: argparse.Namespace) -> int:
     """The subcommand."""
-    server = args.server.rstrip("/")
+    given_server, token = server_and_token(args.server, args.token)
+    if not given_server:
+        print(NO_SERVER.format(command="challenge"), file=sys.stderr)
+        return 2
+    server = given_server.rstrip("/")
     try:
-        token = args.token or os.environ.get("ARENA_TOKEN")
         if not token:
             if not (args.username and args.password):
                 print(
@@ -79,8 +82,10 @@ def register(subparsers: Any) -> None:
         "--with", dest="submission", type=int, required=True,
         help="the id of your accepted submission that plays",
     )  # fmt: skip
-    parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN)")
+    parser.add_argument(
+        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
+    )
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
     parser.add_argument("--username")
     parser.add_argument("--password")
     parser.add_argument("--no-wait", action="store_true", help="do not wait for the result")

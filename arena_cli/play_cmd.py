@@ -9,6 +9,10 @@ run in this process. The sandboxed path is the platform's: the waiting agent is 
 is charged the agent's own time as the sandbox measured it, with the same backstop. Without
 ``--json`` it prints what each agent printed, turn by turn, then the result; with ``--json`` it
 prints one JSON object and nothing else.
+
+Exit status: 0 when your agent played to the end (win, loss or draw), 1 when it forfeited (it
+failed to start, crashed, timed out or made four illegal actions in a row), 2 for a mistake on
+the command line, 1 when the platform could not play the match.
 """
 
 from __future__ import annotations
@@ -244,8 +248,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             f"arena play: the match could not be played: {record.platform_error}", file=sys.stderr
         )
         return 1
-    # The match was played, but a script must know when the agent never got going.
-    failed = record.seats[0].reason in (Reason.INIT_ERROR, Reason.CRASH)
+    # The match was played, but a script (or CI) must know when the agent forfeited it.
+    failed = record.seats[0].reason not in (Reason.NORMAL, None)
     if args.json:
         print(json.dumps(result_json(record)))
         return 1 if failed else 0

@@ -1,8 +1,10 @@
-"""``arena submit AGENT.py --server URL``: upload an agent through the JSON API.
+"""``arena login`` and ``arena submit AGENT.py``: upload an agent through the JSON API.
 
 Standard library only (urllib), no Django: participants run it from their own machines and CI.
-Authenticates with ``--token`` (or ``ARENA_TOKEN``), or ``--username``/``--password`` which it
-exchanges for a token. Waits for the self-play validation unless ``--no-wait``.
+``arena login --server URL --token TOKEN`` checks the token and remembers both
+(``arena_cli.credentials``); ``arena submit`` uses them unless ``--server``/``--token`` (or
+``ARENA_SERVER``/``ARENA_TOKEN``, or ``--username``/``--password``) say otherwise. It waits for
+the self-play validation unless ``--no-wait``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
+
+from arena_cli.credentials import (
+    credentials_forget,
+    credentials_load,
+    credentials_path,
+    credentials_save,
+)
 
 
 class ApiError(Exception):
@@ -127,14 +136,29 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"arena submit: {path} is not a file", file=sys.stderr)
         return 2
+    saved = credentials_load()
+    args.server = args.server or os.environ.get("ARENA_SERVER") or saved.get("server")
+    if not args.server:
+        print(
+            "arena submit: which server? Open its API token page (/accounts/token/ once signed "
+            "in): it shows the `arena login --server URL --token TOKEN` command to run once; or "
+            "pass --server URL",
+            file=sys.stderr,
+        )
+        return 2
     try:
         token = args.token or os.environ.get("ARENA_TOKEN")
+        # A remembered token is for the server it was given with, and no other.
+        same_server = saved.get("server", "").rstrip("/") == args.server.rstrip("/")
+        if not token and not (args.username and args.password) and same_server:
+            token = saved.get("token")
         if not token:
             if not (args.username and args.password):
                 print(
                     "arena submit: no API token. Sign in on the server and copy yours from "
-                    f"{args.server.rstrip('/')}/accounts/token/, then pass --token TOKEN or set "
-                    "ARENA_TOKEN (or give --username and --password)",
+                    f"{args.server.rstrip('/')}/accounts/token/, then run `arena login --server "
+                    f"{args.server.rstrip('/')} --token TOKEN` once (or pass --token TOKEN, set "
+                    "ARENA_TOKEN, or give --username and --password)",
                     file=sys.stderr,
                 )
                 return 2
@@ -169,11 +193,67 @@ def register(subparsers: Any) -> None:
         "submit", help="upload an agent to a server", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("agent", help="the agent's .py file")
-    parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN)")
+    parser.add_argument(
+        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
+    )
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
     parser.add_argument("--username")
     parser.add_argument("--password")
     parser.add_argument("--name", help="agent name (default: the file's name)")
     parser.add_argument("--no-wait", action="store_true", help="do not wait for validation")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait")
     parser.set_defaults(func=run)
+    register_login(subparsers)
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """``arena login``: check the token against the server, then remember both."""
+    server = str(args.server).rstrip("/")
+    token = args.token or os.environ.get("ARENA_TOKEN")
+    try:
+        if not token:
+            if not (args.username and args.password):
+                print(
+                    f"arena login: give --token TOKEN (copy it from {server}/accounts/token/) or "
+                    "--username and --password",
+                    file=sys.stderr,
+                )
+                return 2
+            token = get_token(server, args.username, args.password)
+        me = api_request(server, "GET", "/api/me", token=token)
+    except ApiError as exc:
+        print(f"arena login: refused ({exc.status}): {exc}", file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as exc:
+        print(f"arena login: cannot reach {server}: {exc}", file=sys.stderr)
+        return 1
+    username = str(me.get("username", "")) if isinstance(me, dict) else ""
+    path = credentials_save(server=server, token=str(token), username=username)
+    print(f"signed in to {server} as {username}; remembered in {path}")
+    print("now: arena submit my_agent.py")
+    return 0
+
+
+def run_logout(args: argparse.Namespace) -> int:
+    """``arena logout``: forget the remembered server and token."""
+    if credentials_forget():
+        print(f"forgot the server and token in {credentials_path()}")
+    else:
+        print("nothing was remembered")
+    return 0
+
+
+def register_login(subparsers: Any) -> None:
+    """Add ``arena login`` and ``arena logout``."""
+    login = subparsers.add_parser(
+        "login",
+        help="remember a server and your API token for `arena submit`",
+        description="Check the token against the server and remember both (mode 0600).",
+    )
+    login.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
+    login.add_argument("--token", help="API token (from the site's API token page)")
+    login.add_argument("--username")
+    login.add_argument("--password")
+    login.set_defaults(func=run_login)
+    logout = subparsers.add_parser("logout", help="forget what `arena login` remembered")
+    logout.set_defaults(func=run_logout)

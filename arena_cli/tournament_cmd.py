@@ -2,17 +2,17 @@
 
 Standard library only (``submit_cmd.api_request``). ``list`` and ``show`` need no token (``show``
 prints the standings once the results are published, or earlier for an entrant with a token);
-``enter`` and ``withdraw`` need ``--token`` (or ``ARENA_TOKEN``).
+``enter`` and ``withdraw`` need a token (``--token``, ``ARENA_TOKEN`` or ``arena login``'s).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import urllib.error
 from typing import Any
 
+from arena_cli.credentials import NO_SERVER, server_and_token
 from arena_cli.submit_cmd import ApiError, api_request
 
 
@@ -42,7 +42,11 @@ def _show(t: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """One action; exit 1 with the server's reason when it refuses."""
-    token = args.token or os.environ.get("ARENA_TOKEN")
+    server, token = server_and_token(args.server, args.token)
+    if not server:
+        print(NO_SERVER.format(command="tournament"), file=sys.stderr)
+        return 2
+    args.server = server
     try:
         if args.action == "list":
             for t in api_request(args.server, "GET", "/api/tournaments", token=token):
@@ -80,8 +84,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("action", choices=["list", "show", "enter", "withdraw"])
     parser.add_argument("id", nargs="?", type=int, help="the tournament (not for list)")
     parser.add_argument("--agent", type=int, help="enter: the id of your agent")
-    parser.add_argument("--server", required=True, help="e.g. http://127.0.0.1:8000")
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN)")
+    parser.add_argument(
+        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
+    )
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
     parser.set_defaults(func=_checked)
 
 

@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from games.core.agent import STDOUT_CUT_MARK, CallError, CallResult, cap_stdout
+from games.core.agent import CallError, CallResult, cap_stdout
 from games.core.errors import AgentCrash, AgentInitError, AgentTimeout, PlatformError
 from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
 from sandbox.limits import SandboxLimits
@@ -289,12 +289,9 @@ class HarnessHandle:
         text = reply.get("stdout", "")
         if not isinstance(text, str):
             return ""
-        was_cut = text.endswith(STDOUT_CUT_MARK)
-        if was_cut:
-            text = text[: -len(STDOUT_CUT_MARK)]
+        # The harness already cut the middle (start and end kept, the marker between) within the
+        # same budget, so its text passes as it is; a longer one is cut again here.
         kept, self._stdout_used = cap_stdout(text, self._stdout_used)
-        if was_cut and not kept.endswith(STDOUT_CUT_MARK):
-            kept += STDOUT_CUT_MARK
         return kept
 
 

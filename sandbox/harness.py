@@ -7,7 +7,8 @@ Debian's python3 and nothing else.
 Before any agent code runs it keeps private duplicates of fd 0 and fd 1 for the protocol, points
 fd 0 at /dev/null and fd 1 and 2 at a pipe it drains itself, so nothing the agent prints (from
 Python or from C) and nothing it reads can touch the channel. What the agent prints is returned
-with each reply, cut at 8 KiB a call and 256 KiB a match, the cut marked.
+with each reply, cut at 8 KiB a call and 256 KiB a match: the start and the end are kept, the
+cut marked.
 
 Protocol (one JSON object a line, both ways; docs/architecture.md, "The sandbox protocol"):
 
@@ -60,7 +61,12 @@ PROTOCOL_VERSION = 2
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
 STDOUT_CAP_PER_MATCH_BYTES = 256 * 1024
-STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a match]\n"
+STDOUT_CUT_MARK = (
+    "\n[... output cut here: the limit is 8 KiB a call and 256 KiB a match; its start and its "
+    "end are kept ...]\n"
+)
+
+_CUT_MARK_BYTES = STDOUT_CUT_MARK.encode()
 
 #: Lifecycle methods an agent may implement; any other method name in a request is refused.
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
@@ -130,7 +136,9 @@ class _Capture:
         # Held except between the drain thread finding the end marker and ``collect`` seeing it.
         self._marker_arrived = _thread.allocate_lock()
         self._marker_arrived.acquire()
-        self._kept = bytearray()
+        self._kept = bytearray()  # the start of this call's output (all of it when not cut)
+        self._end = bytearray()  # once cut: the latest bytes, at most ``_end_room`` of them
+        self._end_room = 0
         self._cut = False
         self._match_used = 0
         self._pending_marker: bytes | None = None
@@ -172,14 +180,26 @@ class _Capture:
     def _keep(self, data: bytes) -> None:
         if not data:
             return
-        budget = min(
-            STDOUT_CAP_PER_CALL_BYTES - len(self._kept),
-            STDOUT_CAP_PER_MATCH_BYTES - self._match_used - len(self._kept),
-        )
-        if len(data) > budget:
+        if not self._cut:
+            budget = max(
+                0, min(STDOUT_CAP_PER_CALL_BYTES, STDOUT_CAP_PER_MATCH_BYTES - self._match_used)
+            )
+            if len(self._kept) + len(data) <= budget:
+                self._kept += data
+                return
+            # Over the budget: keep the start (half the room beside the marker) and, from now
+            # on, the latest bytes (the other half): the last lines before a failure matter.
             self._cut = True
-            data = data[: max(0, budget)]
-        self._kept += data
+            room = max(0, budget - len(_CUT_MARK_BYTES))
+            head = room // 2
+            self._kept += data  # the start may be in this very chunk: split it here
+            self._end = bytearray(self._kept[head:])
+            del self._kept[head:]
+            self._end_room = room - head
+        else:
+            self._end += data
+        if len(self._end) > self._end_room:
+            del self._end[: len(self._end) - self._end_room]
 
     def collect(self, wait_s: float = 1.0) -> str:
         """Everything the agent wrote since the last collect, capped, with the cut marked."""
@@ -209,12 +229,16 @@ class _Capture:
                 self._keep(self._tail)
                 self._tail = b""
                 self._pending_marker = None
-            kept, cut = bytes(self._kept), self._cut
-            self._match_used += len(kept)
+            kept, end, cut = bytes(self._kept), bytes(self._end), self._cut
+            self._match_used += len(kept) + len(end) + (len(_CUT_MARK_BYTES) if cut else 0)
             self._kept = bytearray()
+            self._end = bytearray()
             self._cut = False
-        text = kept.decode("utf-8", errors="replace")
-        return text + STDOUT_CUT_MARK if cut else text
+        if not cut:
+            return kept.decode("utf-8", errors="replace")
+        # A character split by a cut is dropped, so the text stays within the budget.
+        head = kept.decode("utf-8", errors="ignore")
+        return head + STDOUT_CUT_MARK + end.decode("utf-8", errors="ignore")
 
 
 class Harness:

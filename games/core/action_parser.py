@@ -48,15 +48,16 @@ class ActionParser:
         if isinstance(raw_output, str):
             found = self.extract_json(raw_output)
             if found is None:
-                example = agent_action(valid_actions[0]) if valid_actions else {"type": "..."}
                 raise ActionParseError(
-                    f"on_turn returned the string {raw_output[:60]!r}; return a dict such as "
-                    f"{json.dumps(example)} (a string is read only if it holds a JSON object)"
+                    f"on_turn returned the string {raw_output[:60]!r}; return a dict"
+                    f"{self.example_text(valid_actions)} (a string is read only if it holds a "
+                    "JSON object)"
                 )
             raw_output = found
         if not isinstance(raw_output, Mapping):
             raise ActionParseError(
-                f'on_turn must return a dict like {{"type": ...}}, got {type(raw_output).__name__}'
+                f"on_turn must return a dict{self.example_text(valid_actions)}, got "
+                f"{type(raw_output).__name__}"
             )
         action = self.normalize(raw_output)
         template = self.find_closest_action(action, valid_actions)
@@ -104,7 +105,33 @@ class ActionParser:
             f"the {len(same_type)} legal {action['action_type']!r} actions"
         )
 
-    # --- utilities -------------------------------------------------------------------------
+    def example_action(self, valid_actions: list[Action]) -> Action | None:
+        """A legal action to show in an error message, in the game's own form: the first listed
+        action with its template filled (``min``/``max`` -> the smallest ``amount``,
+        ``max_length`` -> a short ``text``, a game's own template keys by its
+        ``get_random_action`` with a fixed seed, so the same state always shows the same one).
+        ``None`` when nothing is legal."""
+        if not valid_actions:
+            return None
+        first = valid_actions[0]
+        saved = self._rng
+        self._rng = random.Random(0)
+        try:
+            example = self.get_random_action([first])
+        finally:
+            self._rng = saved
+        if "min" in first and "max" in first:
+            example["amount"] = int(first["min"])
+        if "max_length" in first:
+            example["text"] = "hello"[: int(first["max_length"])]
+        return example
+
+    def example_text(self, valid_actions: list[Action]) -> str:
+        """`` such as {...}`` naming a legal action now, or nothing when none is listed."""
+        example = self.example_action(valid_actions)
+        return "" if example is None else f" such as {json.dumps(agent_action(example))}"
+
+    # --- utilities -------------------------------------------------------------------
 
     def extract_json(self, raw_output: str) -> dict[str, Any] | None:
         """The first JSON object in a fenced code block, else the first balanced ``{...}``."""

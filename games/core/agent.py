@@ -29,10 +29,14 @@ from games.core.errors import AgentCrash, AgentInitError, AgentTimeout
 #: The lifecycle methods of an agent, in the order a match calls them.
 LIFECYCLE_METHODS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
 
-#: Captured stdout is cut at these sizes; the cut is marked with ``STDOUT_CUT_MARK``.
+#: Captured stdout is cut at these sizes: the start and the end are kept (the last lines before a
+#: failure are at the end), the middle is replaced by ``STDOUT_CUT_MARK``.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
 STDOUT_CAP_PER_MATCH_BYTES = 256 * 1024
-STDOUT_CUT_MARK = "\n[... output cut: the limit is 8 KiB a call and 256 KiB a match]\n"
+STDOUT_CUT_MARK = (
+    "\n[... output cut here: the limit is 8 KiB a call and 256 KiB a match; its start and its "
+    "end are kept ...]\n"
+)
 
 
 @dataclass(frozen=True)
@@ -123,8 +127,18 @@ def cap_stdout(text: str, used_bytes: int) -> tuple[str, int]:
     raw = text.encode("utf-8", errors="replace")
     if len(raw) <= budget:
         return text, used_bytes + len(raw)
-    kept = raw[:budget].decode("utf-8", errors="ignore")
-    return kept + STDOUT_CUT_MARK, used_bytes + budget
+    return cut_middle(raw, budget), used_bytes + budget
+
+
+def cut_middle(raw: bytes, budget: int) -> str:
+    """``raw`` as text of at most ``budget`` bytes (when the budget holds the marker): its first
+    and last bytes with ``STDOUT_CUT_MARK`` between them; a character split by a cut is dropped."""
+    room = max(0, budget - len(STDOUT_CUT_MARK.encode()))
+    head_bytes = room // 2
+    tail_bytes = room - head_bytes
+    head = raw[:head_bytes].decode("utf-8", errors="ignore")
+    tail = raw[len(raw) - tail_bytes :].decode("utf-8", errors="ignore") if tail_bytes else ""
+    return head + STDOUT_CUT_MARK + tail
 
 
 @dataclass

@@ -60,7 +60,9 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.NORMAL: "played to the end",
     Reason.TIMEOUT: "ran out of time (a call took longer than its budget)",
     Reason.ILLEGAL: "made four illegal actions in a row",
-    Reason.CRASH: "crashed (its process died, ran out of memory or broke the protocol)",
+    # Which of these it was (out of memory, killed by a signal, an exit code, a protocol
+    # violation) is the seat's ``detail``, from the sandbox: the owner reads the precise one.
+    Reason.CRASH: "crashed",
     Reason.INIT_ERROR: "failed to start (loading agent.py, Agent() or on_match_start failed)",
 }
 

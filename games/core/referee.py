@@ -207,7 +207,11 @@ class _Match:
         except AgentCrash as exc:
             entry["error"] = f"the agent crashed: {exc}"
             self._log(entry)
-            raise _Forfeit(seat, Reason.CRASH, f"the agent crashed during {method}: {exc}") from exc
+            # The sandbox says which way it ended (out of memory, a signal, an exit code, a
+            # protocol violation); say it once, with the call it happened in.
+            said = str(exc)
+            detail = said if method in said else f"during {method}: {said}"
+            raise _Forfeit(seat, Reason.CRASH, detail) from exc
         entry.update(
             {
                 "elapsed_ms": round(result.elapsed_ms, 3),
@@ -428,8 +432,8 @@ class _Match:
             raise _Forfeit(
                 seat,
                 Reason.ILLEGAL,
-                f"{len(reasons)} illegal actions in a row; the last: {summaries[-1]} "
-                f"(the turn log shows all {len(reasons)})",
+                # The reason already says how many: the detail says what the last one was.
+                f"the last of the {len(reasons)}: {summaries[-1]} (the turn log shows each one)",
                 raised=raised,
             )
         return self._apply_fallback(seat, fallback, reasons)

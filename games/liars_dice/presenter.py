@@ -16,6 +16,35 @@ from games.core.presenter import (
     steps,
 )
 
+#: Quantities as words, so a bid reads as a sentence ("five 6s"), not as a product ("5 × 6").
+NUMBER_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+
+
+#: The bids list's title says how to read a bid.
+BIDS_TITLE = "bids (“five 6s”: at least five dice on the table show 6, 1s counting as any face)"
+
+
+def bid_words(quantity: Any, face: Any) -> str:
+    """A bid as people say it: ``five 6s`` (at least five dice show 6, 1s wild), ``one 3``."""
+    if not isinstance(quantity, int) or isinstance(quantity, bool) or not isinstance(face, int):
+        return f"{quantity} dice showing {face}"
+    count = NUMBER_WORDS[quantity] if 0 <= quantity < len(NUMBER_WORDS) else str(quantity)
+    return f"{count} {face}" if quantity == 1 else f"{count} {face}s"
+
 
 def present(match: ReplayInput) -> Replay:
     """A frame per bid and per challenge (with the reveal when the viewer may see it)."""
@@ -60,7 +89,7 @@ def present(match: ReplayInput) -> Replay:
             challenges += 1
             label = f"round {round_no}: {match.name(seat)} challenges"
             bids = [*bids, f"{match.name(seat)} challenges"]
-            widgets.append({"kind": "lines", "title": "bids", "lines": bids})
+            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": bids})
             if reveal is not None:
                 loser = match.name(0) if reveal.get("loser") == "you" else match.name(1)
                 dice_left[0 if reveal.get("loser") == "you" else 1] -= 1
@@ -79,7 +108,7 @@ def present(match: ReplayInput) -> Replay:
                     {
                         "kind": "facts",
                         "items": [
-                            ["bid", f"{bid.get('quantity')} × {bid.get('face')}"],
+                            ["bid", bid_words(bid.get("quantity"), bid.get("face"))],
                             ["counted (1s wild)", number(reveal.get("count"))],
                             ["loses a die", loser],
                         ],
@@ -90,10 +119,10 @@ def present(match: ReplayInput) -> Replay:
                     {"kind": "facts", "items": [["reveal", "shown when the round ends"]]}
                 )
         else:
-            bid_text = f"{act.get('quantity')} × {act.get('face')}"
+            bid_text = bid_words(act.get("quantity"), act.get("face"))
             label = f"round {round_no}: {match.name(seat)} bids {bid_text}"
             bids = [*bids, f"{match.name(seat)}: {bid_text}"]
-            widgets.append({"kind": "lines", "title": "bids", "lines": bids})
+            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": bids})
             if own is not None:
                 widgets.append(
                     {"kind": "dice", "label": f"{match.name(seat)} (own dice)", "dice": own}

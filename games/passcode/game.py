@@ -47,9 +47,9 @@ class PasscodeGame(RoundsGame):
     version = 1
     config_class = PasscodeConfig
     simultaneous_phases = frozenset({"question", "guess"})
-    #: Probes and their answers are private for good; guesses show once the round ends.
-    secret_fields = frozenset({"your_qa_history"})
-    secret_phases = frozenset({"question"})
+    #: Probes, their answers and guesses are private while the round runs; a spectator sees
+    #: them once it has ended (the code is known by then, so they give nothing away).
+    sealed_fields = frozenset({"your_qa_history"})
     config: PasscodeConfig
 
     def reset(self, seed: int) -> None:

@@ -101,11 +101,17 @@ def present(match: ReplayInput) -> Replay:
                     number(_bb100(net[seat], big_blind, hands_done)),
                 ]
             )
+        # The hand is settled: each stack is the starting one plus what the hand won (the pot
+        # just won is in the winner's stack, not still out on the table).
+        settled = [
+            -int(value) if isinstance(value, int | float) else committed[seat]
+            for seat, value in enumerate(points)
+        ]
         replay.add(
             hand,
             f"hand {hand} · {'showdown' if result.get('showdown') else 'end'}",
             seq,
-            _table(match, hand_view, stack0, committed),
+            _table(match, hand_view, stack0, settled),
             _board(hand_view, 5 if result.get("showdown") else -1),
             {"kind": "facts", "items": [["pot", number(result.get("pot"))], *outcome]},
         )

@@ -261,6 +261,16 @@ def token(request: HttpRequest, body: TokenIn) -> Any:
     return {"token": token_get_or_create(user=user).key}
 
 
+class MeOut(Schema):
+    username: str
+
+
+@api.get("/me", response={200: MeOut, **ERRORS}, summary="Who the token belongs to")
+def me(request: HttpRequest) -> Any:
+    """The account the token acts for (``arena login`` checks a token with it)."""
+    return {"username": user_of(request).get_username()}
+
+
 class GameOut(Schema):
     id: str
     title: str

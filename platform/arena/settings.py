@@ -433,19 +433,8 @@ ARENA_AUTOPAUSE_FORFEITS = int(os.environ.get("ARENA_AUTOPAUSE_FORFEITS", "10"))
 ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "http://127.0.0.1:8000")
 #: How long a webhook post may take before it is retried later.
 ARENA_WEBHOOK_TIMEOUT_S = float(os.environ.get("ARENA_WEBHOOK_TIMEOUT_S", "5"))
-#: Django's email settings; email notifications are sent once DJANGO_EMAIL_HOST is set (or
-#: ARENA_NOTIFY_EMAIL=true with another DJANGO_EMAIL_BACKEND).
-EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "25"))
-EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", False)
-EMAIL_TIMEOUT = int(os.environ.get("DJANGO_EMAIL_TIMEOUT_S", "10"))
-EMAIL_BACKEND = os.environ.get(
-    "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend"
-)
-DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "arena@localhost")
-ARENA_NOTIFY_EMAIL = env_bool("ARENA_NOTIFY_EMAIL", bool(os.environ.get("DJANGO_EMAIL_HOST")))
+#: Notifications by email: on when the site sends email (ARENA_EMAIL_HOST, below).
+ARENA_NOTIFY_EMAIL = env_bool("ARENA_NOTIFY_EMAIL", bool(os.environ.get("ARENA_EMAIL_HOST")))
 
 # --- Tournaments (docs/tournaments.md) ------------------------------------------------------------
 #: The tournaments' share of the workers: at most this many tournament games queued or running
@@ -455,3 +444,27 @@ ARENA_TOURNAMENT_IN_FLIGHT = int(os.environ.get("ARENA_TOURNAMENT_IN_FLIGHT", "2
 ARENA_TOURNAMENT_TICK_S = float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))
 #: A game whose match ends in a platform error is played again this many times, then voided.
 ARENA_TOURNAMENT_GAME_RERUNS = int(os.environ.get("ARENA_TOURNAMENT_GAME_RERUNS", "2"))
+
+# --- Email: password resets and address verification (docs/accounts.md) --------------------
+#: The SMTP server this site sends email through. Empty (the default): the site sends no email,
+#: password resets by email are unavailable, and uploads need no verified address.
+ARENA_EMAIL_HOST = os.environ.get("ARENA_EMAIL_HOST", "")
+ARENA_EMAIL_ENABLED = bool(ARENA_EMAIL_HOST)
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if ARENA_EMAIL_ENABLED
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = ARENA_EMAIL_HOST or "localhost"
+EMAIL_PORT = int(os.environ.get("ARENA_EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("ARENA_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("ARENA_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("ARENA_EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = int(os.environ.get("ARENA_EMAIL_TIMEOUT_S", "10"))
+DEFAULT_FROM_EMAIL = os.environ.get("ARENA_EMAIL_FROM", "Agent Arena <arena@localhost>")
+#: Uploads are accepted only from a verified address. On by default when the site sends email,
+#: and always off when it does not (nobody could ever verify).
+ARENA_EMAIL_VERIFICATION = ARENA_EMAIL_ENABLED and env_bool("ARENA_EMAIL_VERIFICATION", True)
+#: How long an emailed link (verification) stays valid; password-reset links use
+#: PASSWORD_RESET_TIMEOUT (Django's, three days by default).
+ARENA_EMAIL_LINK_MAX_AGE_S = int(os.environ.get("ARENA_EMAIL_LINK_MAX_AGE_S", str(3 * 24 * 3600)))

@@ -29,7 +29,7 @@ def test_every_game_passes_the_public_view_check(game_id: str) -> None:
         (PokerGame, "public_payload", {"hands": 12}, "your_cards"),
         (LiarsDiceGame, "secret_fields", None, "your_dice"),
         (NilRecruitmentGame, "sealed_fields", None, "your_fit"),
-        (PasscodeGame, "secret_fields", None, "your_qa_history"),
+        (PasscodeGame, "sealed_fields", None, "your_qa_history"),
         (SimpleCardGame, "secret_fields", None, "hand"),
     ],
 )
@@ -87,12 +87,18 @@ def test_poker_shows_hole_cards_only_of_hands_shown_down() -> None:
     assert shown["your_cards"] == ["As", "Kd"]
 
 
-def test_passcode_probes_stay_hidden_and_guesses_show_after_the_round() -> None:
+def test_passcode_probes_and_guesses_show_once_the_round_is_over() -> None:
     probe = {"type": "question", "code": "0123"}
     guess = {"type": "guess", "code": "4567"}
-    assert PasscodeGame.public_action("question", probe, {"round": 1}) is None
+    assert PasscodeGame.public_action("question", probe, None) is None
     assert PasscodeGame.public_action("guess", guess, None) is None
+    assert PasscodeGame.public_action("question", probe, {"round": 1}) == probe
     assert PasscodeGame.public_action("guess", guess, {"round": 1}) == guess
+    asked = [{"question": "0123", "answer": {"bulls": 1, "cows": 0}}]
+    state = {"phase": "guess", "your_qa_history": asked}
+    assert PasscodeGame.public_payload("on_turn", state, None)["your_qa_history"] is None
+    shown = PasscodeGame.public_payload("on_turn", state, {"round": 1})
+    assert shown["your_qa_history"] == asked
 
 
 def test_chess_hides_nothing() -> None:

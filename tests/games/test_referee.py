@@ -112,7 +112,7 @@ def test_four_illegal_actions_forfeit_and_the_log_keeps_four_reasons() -> None:
     assert all("play_card" in e["illegal"] for e in refused)
     assert [e["payload"].get("attempt") for e in refused] == [None, 1, 2, 3]
     assert refused[1]["payload"]["error"] == refused[0]["illegal"]
-    assert "4 illegal actions in a row" in s0.detail
+    assert "the last of the 4:" in s0.detail and "illegal actions in a row" not in s0.detail
     assert record.winner == 1
 
 

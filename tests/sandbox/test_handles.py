@@ -178,15 +178,32 @@ def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
     assert result.stdout == (fake + "\n") * 2
 
 
-def test_stdout_is_cut_at_the_cap_and_marked(backend: str) -> None:
-    body = "def on_turn(self, state):\n    print('x' * 100000)\n    return None\n"
+#: Many lines, and one line far over the cap that arrives in one read: both keep their ends.
+CUT_BODIES = [
+    "def on_turn(self, state):\n"
+    "    print('FIRST LINE')\n"
+    "    for i in range(2000):\n"
+    "        print('x' * 50)\n"
+    "    print('LAST LINE before the failure')\n"
+    "    return None\n",
+    "def on_turn(self, state):\n"
+    "    print('FIRST LINE\\n' + 'x' * 100000 + '\\nLAST LINE before the failure')\n"
+    "    return None\n",
+]
+
+
+@pytest.mark.parametrize("body", CUT_BODIES, ids=["many-lines", "one-read"])
+def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str, body: str) -> None:
     handle = started(backend, agent_source(body))
     try:
         result = handle.call("on_turn", STATE, 2.0)
     finally:
         handle.close()
-    assert result.stdout.endswith(STDOUT_CUT_MARK)
-    assert result.stdout[: -len(STDOUT_CUT_MARK)] == "x" * STDOUT_CAP_PER_CALL_BYTES
+    head, mark, tail = result.stdout.partition(STDOUT_CUT_MARK)
+    assert mark, "the cut is marked"
+    assert head.startswith("FIRST LINE\n") and tail.endswith("LAST LINE before the failure\n")
+    assert len(result.stdout.encode()) <= STDOUT_CAP_PER_CALL_BYTES
+    assert len(result.stdout.encode()) > STDOUT_CAP_PER_CALL_BYTES - 200  # the budget is used
 
 
 def test_a_reply_over_the_limit_is_a_crash(backend: str) -> None:

@@ -10,7 +10,15 @@ from django.db import models
 
 
 class User(AbstractUser):
-    """A participant. Custom from day one so the model can grow without a painful migration."""
+    """A participant. Custom from day one so the model can grow without a painful migration.
+
+    ``email_verified`` says the person opened the link sent to ``email`` (it is cleared when
+    the address changes); uploads need it when the site sends email (``ARENA_EMAIL_VERIFICATION``).
+    A deleted account keeps its row, anonymised, so the matches it played stay readable.
+    """
+
+    email_verified = models.BooleanField(default=False)
+    deleted = models.DateTimeField(null=True, blank=True)
 
 
 def _new_key() -> str:

@@ -4,6 +4,7 @@ while the match runs), and the per-call log, paginated."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -76,8 +77,50 @@ def live(request: HttpRequest, match_id: int) -> HttpResponse:
     return response
 
 
+#: A print longer than this many lines or characters is folded: its head and tail are shown,
+#: the whole of it behind an expander (fifteen 8 KiB prints made a page 88,000 px tall).
+PRINT_FOLD_LINES = 12
+PRINT_FOLD_CHARS = 1200
+#: How many lines of a folded print's start and end stay in view.
+PRINT_PREVIEW_LINES = 4
+
+
+def print_fold(text: str) -> dict[str, object] | None:
+    """How a long print is shown folded: its first and last lines, and what is between; ``None``
+    when it is short enough to show whole."""
+    lines = text.rstrip("\n").split("\n")
+    if len(lines) <= PRINT_FOLD_LINES and len(text) <= PRINT_FOLD_CHARS:
+        return None
+    if len(lines) > 2 * PRINT_PREVIEW_LINES:
+        head = "\n".join(lines[:PRINT_PREVIEW_LINES])
+        tail = "\n".join(lines[-PRINT_PREVIEW_LINES:])
+        hidden = f"{len(lines) - 2 * PRINT_PREVIEW_LINES:,} more lines"
+    else:  # a few very long lines: cut by characters
+        part = PRINT_FOLD_CHARS // 3
+        head, tail = text[:part], text[-part:]
+        hidden = f"{len(text) - 2 * part:,} more characters"
+    # Never longer than the fold itself: a preview of one huge line is cut too.
+    return {
+        "head": head[:PRINT_FOLD_CHARS],
+        "tail": tail[-PRINT_FOLD_CHARS:],
+        "hidden": hidden,
+        "lines": len(lines),
+        "chars": len(text),
+    }
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
 def log(request: HttpRequest, match_id: int) -> HttpResponse:
-    """(htmx) One page of the per-call log; ``mine=1`` keeps only the viewer's seats."""
+    """(htmx) One page of the per-call log; ``mine=1`` keeps only the viewer's seats.
+
+    While the match runs, the last page polls with ``after=<seq>`` for the calls made since
+    (``_log_rows.html``), so the owner reads the prints turn by turn as they are played."""
     match = _visible(request, match_id)
     participants = list(match.participants.select_related("submission__agent"))
     names = {p.seat: p.submission.label for p in participants}
@@ -86,9 +129,51 @@ def log(request: HttpRequest, match_id: int) -> HttpResponse:
     entries = match_log(match, request.user)
     if only_mine:
         entries = [e for e in entries if e.get("seat") in mine]
+    after = _int_or_none(request.GET.get("after"))
+    if after is not None:
+        new = [e for e in entries if isinstance(e.get("seq"), int) and e["seq"] > after]
+        new = new[:LOG_ROWS_PER_PAGE]
+        return render(
+            request,
+            "matches/_log_rows.html",
+            {
+                "match": match,
+                "log": _log_rows(new, names, mine),
+                "only_mine": only_mine,
+                "tail_after": _last_seq(new, after),
+                "live": not match.is_done,
+                "count": len(entries),
+                "tail": True,
+            },
+        )
     paginator = Paginator(entries, LOG_ROWS_PER_PAGE)
     page = paginator.get_page(request.GET.get("page") or 1)
-    rows = [
+    shown = list(page.object_list)
+    return render(
+        request,
+        "matches/_log.html",
+        {
+            "match": match,
+            "page": page,
+            "log": _log_rows(shown, names, mine),
+            "mine": mine,
+            "only_mine": only_mine,
+            "live": not match.is_done and not page.has_next(),
+            "tail_after": _last_seq(shown, -1),
+            "count": len(entries),
+        },
+    )
+
+
+def _last_seq(entries: list[dict[str, Any]], default: int) -> int:
+    seqs = [e["seq"] for e in entries if isinstance(e.get("seq"), int)]
+    return max(seqs, default=default)
+
+
+def _log_rows(
+    entries: list[dict[str, Any]], names: dict[int, str], mine: set[int]
+) -> list[dict[str, Any]]:
+    return [
         {
             **e,
             "who": names.get(e.get("seat"), "referee" if e.get("method") == "referee" else "-"),
@@ -97,14 +182,10 @@ def log(request: HttpRequest, match_id: int) -> HttpResponse:
             "failed": e.get("failed"),
             "reply_json": json.dumps(e["reply"], default=str) if e.get("reply") is not None else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
+            "fold": print_fold(e["stdout"]) if isinstance(e.get("stdout"), str) else None,
         }
-        for e in page.object_list
+        for e in entries
     ]
-    return render(
-        request,
-        "matches/_log.html",
-        {"match": match, "page": page, "log": rows, "mine": mine, "only_mine": only_mine},
-    )
 
 
 def event_state(request: HttpRequest, match_id: int, seq: int) -> HttpResponse:

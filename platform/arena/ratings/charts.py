@@ -1,47 +1,98 @@
-"""A server-rendered SVG line chart of a rating history (no JavaScript, no CDN)."""
+"""A server-rendered SVG line chart of a rating history (no JavaScript, no CDN), with both axes
+drawn and labelled: Elo up the left, rated games along the bottom."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+
+#: Room left of the plot for the Elo labels, and below it for the games labels.
+LEFT_PX, BOTTOM_PX, TOP_PX, RIGHT_PX = 48, 34, 10, 12
+
+
+def _ticks(low: float, high: float, count: int) -> list[float]:
+    """``count`` evenly spaced values from ``low`` to ``high`` (both included)."""
+    if count < 2 or high == low:
+        return [low]
+    return [low + (high - low) * i / (count - 1) for i in range(count)]
 
 
 def rating_chart_svg(
-    ratings: Sequence[float], *, width: int = 640, height: int = 200
+    ratings: Sequence[float], *, width: int = 640, height: int = 220
 ) -> SafeString:
-    """A polyline of ``ratings`` (the first point is the start) with the min/max labelled."""
+    """A polyline of ``ratings`` (the first point is the rating before any game) over axes:
+    Elo ticks on the left (lowest, middle, highest), rated-game ticks along the bottom. It
+    scales down to its container's width (a phone)."""
     if len(ratings) < 2:
         return mark_safe("")
-    pad = 30
+    games = len(ratings) - 1
     low, high = min(ratings), max(ratings)
-    span = max(high - low, 20.0)
-    step = (width - 2 * pad) / (len(ratings) - 1)
+    if high - low < 20.0:  # a flat history still gets a readable scale
+        middle = (high + low) / 2
+        low, high = middle - 10.0, middle + 10.0
+    plot_w = width - LEFT_PX - RIGHT_PX
+    plot_h = height - TOP_PX - BOTTOM_PX
+    bottom = TOP_PX + plot_h
+
+    def x(game: float) -> float:
+        return LEFT_PX + game / games * plot_w
 
     def y(value: float) -> float:
-        return height - pad - (value - low) / span * (height - 2 * pad)
+        return bottom - (value - low) / (high - low) * plot_h
 
-    points = " ".join(f"{pad + i * step:.1f},{y(r):.1f}" for i, r in enumerate(ratings))
+    points = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in enumerate(ratings))
+    y_ticks = format_html_join(
+        "",
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" class="grid"/>'
+        '<text x="{}" y="{}" class="label" text-anchor="end">{}</text>',
+        (
+            (LEFT_PX, f"{y(v):.1f}", width - RIGHT_PX, f"{y(v):.1f}")
+            + (LEFT_PX - 5, f"{y(v) + 4:.1f}", f"{v:.0f}")
+            for v in _ticks(low, high, 3)
+        ),
+    )
+    game_ticks = sorted({round(g) for g in _ticks(0, games, min(games + 1, 5))})
+    x_ticks = format_html_join(
+        "",
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis"/>'
+        '<text x="{}" y="{}" class="label" text-anchor="middle">{}</text>',
+        (
+            (f"{x(g):.1f}", bottom, f"{x(g):.1f}", bottom + 4)
+            + (f"{x(g):.1f}", bottom + 16, str(g))
+            for g in game_ticks
+        ),
+    )
     return format_html(
         '<svg class="chart" role="img" aria-label="Elo rating over {} rated games" '
         'viewBox="0 0 {} {}" width="{}" height="{}">'
-        '<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis"/>'
+        "{}{}"
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis" data-axis="y"/>'
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis" data-axis="x"/>'
         '<polyline fill="none" stroke="currentColor" stroke-width="2" points="{}"/>'
-        '<text x="2" y="{}" class="label">{}</text><text x="2" y="{}" class="label">{}</text>'
+        '<text x="12" y="{}" class="label axis-title" transform="rotate(-90 12 {})" '
+        'text-anchor="middle">Elo</text>'
+        '<text x="{}" y="{}" class="label axis-title" text-anchor="middle">rated games</text>'
         "</svg>",
-        len(ratings) - 1,
+        games,
         width,
         height,
         width,
         height,
-        pad,
-        height - pad,
-        width - pad,
-        height - pad,
+        y_ticks,
+        x_ticks,
+        LEFT_PX,
+        TOP_PX,
+        LEFT_PX,
+        bottom,
+        LEFT_PX,
+        bottom,
+        width - RIGHT_PX,
+        bottom,
         points,
-        y(high) + 4,
-        f"{high:.0f}",
-        y(low) + 4,
-        f"{low:.0f}",
+        TOP_PX + plot_h / 2,
+        TOP_PX + plot_h / 2,
+        LEFT_PX + plot_w / 2,
+        height - 2,
     )

@@ -15,6 +15,8 @@ class Agent(models.Model):
     game = models.CharField(max_length=64)
     name = models.CharField(max_length=64)
     created = models.DateTimeField(auto_now_add=True)
+    #: Archived: off the ladder and out of the owner's default list; its matches stay.
+    archived = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

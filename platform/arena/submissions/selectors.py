@@ -35,11 +35,18 @@ def submission_get_owned(*, submission_id: int, user: object) -> Submission:
     return submission
 
 
-def submissions_of(*, user: object) -> QuerySet[Submission]:
-    """The user's submissions, newest first, with their ladder rating when they have one."""
-    return Submission.objects.filter(agent__owner_id=getattr(user, "pk", None)).select_related(
-        "agent", "rating"
-    )
+def submissions_of(*, user: object, archived: bool | None = None) -> QuerySet[Submission]:
+    """The user's submissions, newest first, with their ladder rating when they have one;
+    ``archived`` keeps only those of archived (``True``) or current (``False``) agents."""
+    found = Submission.objects.filter(agent__owner_id=getattr(user, "pk", None))
+    if archived is not None:
+        found = found.filter(agent__archived__isnull=not archived)
+    return found.select_related("agent", "rating")
+
+
+def archived_agents_count(*, user: object) -> int:
+    """How many of the user's agents are archived."""
+    return Agent.objects.filter(owner_id=getattr(user, "pk", None), archived__isnull=False).count()
 
 
 def agent_get(*, agent_id: int) -> Agent:

@@ -9,6 +9,7 @@ from pathlib import PurePath
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, Refused
@@ -105,6 +106,8 @@ def submission_mark_active(*, submission: Submission, user: User) -> Submission:
         )
     if submission.active:
         return submission
+    if submission.agent.archived is not None:
+        raise Refused(f"{submission.agent.name} is archived: unarchive it on its page first")
     limit = settings.ARENA_ACTIVE_PER_GAME
     active = Submission.objects.filter(
         agent__owner=user, agent__game=submission.agent.game, active=True
@@ -158,3 +161,26 @@ def house_submission_ensure(*, game: str, bot: str, active: bool = False) -> Sub
         house_bot=bot,
         active=active,
     )
+
+
+@transaction.atomic
+def agent_archive(*, agent: Agent, user: User) -> Agent:
+    """Archive an agent: every version leaves the ladder (ratings and matches stay) and the
+    agent leaves its owner's default list. ``agent_unarchive`` brings it back (off the ladder:
+    the owner activates a version again when they want it to play)."""
+    if agent.owner_id != user.pk:
+        raise Forbidden("only the agent's owner can archive it")
+    Submission.objects.filter(agent=agent, active=True).update(active=False)
+    if agent.archived is None:
+        agent.archived = timezone.now()
+        agent.save(update_fields=["archived"])
+    return agent
+
+
+def agent_unarchive(*, agent: Agent, user: User) -> Agent:
+    """Show an archived agent in its owner's list again."""
+    if agent.owner_id != user.pk:
+        raise Forbidden("only the agent's owner can unarchive it")
+    agent.archived = None
+    agent.save(update_fields=["archived"])
+    return agent

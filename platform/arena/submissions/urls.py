@@ -12,4 +12,5 @@ urlpatterns = [
     path("<int:submission_id>/ladder/", views.ladder, name="ladder"),
     path("<int:submission_id>/train/", views.train, name="train"),
     path("agents/<int:agent_id>/", views.agent, name="agent"),
+    path("agents/<int:agent_id>/archive/", views.archive, name="archive"),
 ]

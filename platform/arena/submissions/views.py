@@ -26,7 +26,7 @@ from arena.submissions import selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
 from arena.submissions.models import Submission
-from arena.submissions.services import submission_deactivate
+from arena.submissions.services import agent_archive, agent_unarchive, submission_deactivate
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
@@ -40,6 +40,33 @@ def _owned(request: HttpRequest, submission_id: int) -> Submission:
         raise Http404("no such submission") from None
     except Forbidden as exc:
         raise PermissionDenied(exc.message) from None
+
+
+def what_went_wrong(log: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The failed calls of a validation log, each different failure once: the same exception
+    raised on four retries is one traceback "4 times in a row", not four copies."""
+    shown: list[dict[str, object]] = []
+    for e in log:
+        error, illegal = e.get("error") or "", e.get("illegal") or ""
+        if not (error or illegal):
+            continue
+        # An exception's summary (``illegal``) repeats the first line of its traceback.
+        text = str(error) if error else str(illegal)
+        if illegal and error and not str(error).startswith(str(illegal).split("raised ")[-1]):
+            text = f"{illegal}\n{error}"
+        if shown and shown[-1]["text"] == text and shown[-1]["method"] == e.get("method"):
+            shown[-1]["times"] = int(str(shown[-1]["times"])) + 1
+            continue
+        shown.append(
+            {
+                "method": e.get("method"),
+                "turn": e.get("turn"),
+                "text": text,
+                "stdout": e.get("stdout") or "",
+                "times": 1,
+            }
+        )
+    return shown
 
 
 @login_required
@@ -88,11 +115,16 @@ def _throttled(request: HttpRequest, page: HttpResponse, exc: RateLimited) -> Ht
 
 @login_required
 def mine(request: HttpRequest) -> HttpResponse:
-    """The user's agents and submissions."""
+    """The user's agents and submissions; archived agents only with ``?archived=1``."""
+    archived = request.GET.get("archived") == "1"
     return render(
         request,
         "submissions/mine.html",
-        {"submissions": selectors.submissions_of(user=request.user)},
+        {
+            "submissions": selectors.submissions_of(user=request.user, archived=archived),
+            "archived": archived,
+            "archived_count": selectors.archived_agents_count(user=request.user),
+        },
     )
 
 
@@ -121,6 +153,7 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "queue_wait": match_queue_wait(validation) if running and validation else None,
         "bound": validation_bounds(game=submission.agent.game)[0],
         "log": log,
+        "went_wrong": what_went_wrong(log),
         "training_form": TrainingForm(opponents=opponents),
         "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
         "trainings": Match.objects.filter(
@@ -213,3 +246,26 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "compete": agent_panel(request, the_agent),
         },
     )
+
+
+@login_required
+@require_POST
+def archive(request: HttpRequest, agent_id: int) -> HttpResponse:
+    """Archive (``action=archive``) or bring back (``action=unarchive``) one's own agent."""
+    try:
+        the_agent = selectors.agent_get(agent_id=agent_id)
+        if request.POST.get("action") == "unarchive":
+            agent_unarchive(agent=the_agent, user=request.user)
+            messages.success(request, f"{the_agent.name} is back in your list.")
+        else:
+            agent_archive(agent=the_agent, user=request.user)
+            messages.success(
+                request,
+                f"{the_agent.name} is archived: off the ladder and out of your list; its "
+                "matches stay.",
+            )
+    except NotFound:
+        raise Http404("no such agent") from None
+    except Forbidden as exc:
+        raise PermissionDenied(exc.message) from None
+    return redirect("submissions:agent", agent_id=agent_id)

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.accounts.models import User
+from arena.accounts.services import upload_allowed_check
 from arena.competitions.services import ladder_pauses_clear
 from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
@@ -65,6 +66,7 @@ def submission_upload(
     ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
     flight (checked under the user's row lock, so concurrent uploads cannot all slip through).
     """
+    upload_allowed_check(user=owner)
     upload_throttle_check(owner=owner)
     submission = submission_services.submission_create(
         owner=owner, data=data, source=source, name=name, filename=filename, size=size
@@ -88,9 +90,10 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
     failed = [s for s in record.seats if s.reason not in ("normal", None)]
     if failed:
         seat = failed[0]
+        said = seat.detail.rstrip(".")
         detail = (
             f"In its self-play match (against itself) your agent {reason_text(seat.reason)}. "
-            f"{seat.detail.rstrip('.')}. Fix it and upload a new version."
+            f"{said[:1].upper()}{said[1:]}. Fix it and upload a new version."
         )
         submission_services.submission_set_status(
             submission=submission, status="rejected", detail=detail

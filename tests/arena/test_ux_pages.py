@@ -1,0 +1,150 @@
+"""Smaller things a person reads on the pages: one W/L/D order, no interval before it means
+something, one's own row marked, the rules linked near the top, archiving an agent."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(make_user: Any, name: str) -> tuple[Any, Client]:
+    user = make_user(name)
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def test_wins_losses_draws_in_one_order_everywhere() -> None:
+    from arena.catalog.services import demo_data_load
+
+    demo_data_load()
+    for game in ("chess", "split-or-steal"):
+        page = Client().get(f"/games/{game}/").content.decode()
+        assert "W/D/L" not in page
+        assert page.count(">W/L/D<") >= 2, game  # the ladder and the house bots' table
+    # The strength table's numbers follow the header: wins/losses/draws.
+    from games.core import get_game_spec
+
+    table = get_game_spec("chess").strength_table()
+    assert table is not None
+    row = table["standings"][0]
+    page = Client().get("/games/chess/").content.decode()
+    assert f"<td>{row['wins']}/{row['losses']}/{row['draws']}</td>" in page
+
+
+def test_no_interval_before_an_entry_is_ranked(make_user: Any) -> None:
+    from arena.ratings.models import Rating
+    from arena.submissions.services import house_submission_ensure
+
+    submission = house_submission_ensure(game="split-or-steal", bot="always-split", active=True)
+    from arena.ratings.services import rating_ensure
+
+    rating = rating_ensure(submission=submission)
+    Rating.objects.filter(pk=rating.pk).update(
+        games=2, payoff_sum=6.0, payoff_squares=18.0, mean_payoff=3.0
+    )
+    page = Client().get("/games/split-or-steal/").content.decode()
+    board = page.split('id="leaderboard"')[1].split("</table>")[0]
+    assert "±" not in board, board
+
+
+def test_ones_own_row_is_marked_on_the_ladder(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.catalog.services import demo_data_load
+    from arena.submissions.models import Submission
+
+    demo_data_load()
+    _, client = signed_in(make_user, "mia")
+    upload = SimpleUploadedFile("mine.py", starter_source.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    submission = Submission.objects.get(agent__owner__username="mia")
+    client.post(f"/submissions/{submission.pk}/ladder/", {"action": "activate"})
+    page = client.get("/games/simple-card/").content.decode()
+    rows = re.findall(r'<tr class="([^"]*)">(.*?)</tr>', page, re.DOTALL)
+    marked = [body for cls, body in rows if "mine" in cls.split()]
+    assert len(marked) == 1 and "mine v1" in marked[0] and ">yours<" in marked[0]
+    assert "mine" not in " ".join(
+        cls
+        for cls, _ in re.findall(
+            r'<tr class="([^"]*)">(.*?)</tr>',
+            Client().get("/games/simple-card/").content.decode(),
+            re.DOTALL,
+        )
+    )
+
+
+def test_the_rules_are_linked_near_the_top() -> None:
+    page = Client().get("/games/chess/").content.decode()
+    link = page.index('href="#rules"')
+    assert link < page.index('id="leaderboard"') and 'id="rules"' in page
+
+
+def test_an_agent_is_archived_and_unarchived(
+    make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.submissions.models import Agent, Submission
+
+    _, client = signed_in(make_user, "ola")
+    upload = SimpleUploadedFile("old_bot.py", starter_source.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    submission = Submission.objects.get(agent__owner__username="ola")
+    client.post(f"/submissions/{submission.pk}/ladder/", {"action": "activate"})
+    agent = submission.agent
+    _, stranger = signed_in(make_user, "pat")
+    assert stranger.post(f"/submissions/agents/{agent.pk}/archive/").status_code == 403
+
+    client.post(f"/submissions/agents/{agent.pk}/archive/", {"action": "archive"})
+    submission.refresh_from_db()
+    assert not submission.active and Agent.objects.get(pk=agent.pk).archived is not None
+    mine = client.get("/submissions/mine/").content.decode()
+    assert "old_bot" not in mine.split("<tbody>")[1] and 'id="show-archived"' in mine
+    assert "old_bot" in client.get("/submissions/mine/?archived=1").content.decode()
+    page = client.get(f"/submissions/agents/{agent.pk}/").content.decode()
+    assert 'id="archived-note"' in page and 'id="unarchive"' in page
+    # An archived agent does not go back on the ladder by accident.
+    client.post(f"/submissions/{submission.pk}/ladder/", {"action": "activate"})
+    submission.refresh_from_db()
+    assert not submission.active
+
+    client.post(f"/submissions/agents/{agent.pk}/archive/", {"action": "unarchive"})
+    assert Agent.objects.get(pk=agent.pk).archived is None
+    assert "old_bot" in client.get("/submissions/mine/").content.decode()
+
+
+def test_passcode_spectators_see_the_probes_once_the_round_is_over() -> None:
+    from arena.matches.visibility import public_log
+
+    from tests.games.test_presenters import record_of
+
+    record = record_of("passcode")
+    log = record["log"]
+    shown = public_log("passcode", log, owned=set())
+    probes = [e for e in shown if e.get("method") == "on_turn" and e.get("payload")]
+    asked = [e for e in probes if (e["payload"] or {}).get("phase") == "question"]
+    assert asked and all(e.get("action") for e in asked), "probes of ended rounds are shown"
+    # While a round runs (its end not yet in the log) its probes stay hidden.
+    first_end = next(i for i, e in enumerate(log) if e.get("method") == "on_round_end")
+    running = public_log("passcode", log[:first_end], owned=set())
+    assert all(
+        e.get("action") is None
+        for e in running
+        if e.get("method") == "on_turn" and (e.get("payload") or {}).get("phase") == "question"
+    )
+
+
+def test_the_rating_chart_has_labelled_axes() -> None:
+    from arena.ratings.charts import rating_chart_svg
+
+    svg = str(rating_chart_svg([1200.0, 1216.0, 1203.0, 1240.0, 1251.0]))
+    assert 'data-axis="x"' in svg and 'data-axis="y"' in svg
+    assert ">Elo<" in svg and ">rated games<" in svg
+    assert ">1200<" in svg and ">1251<" in svg  # the Elo scale's ends
+    assert ">0<" in svg and ">4<" in svg  # the games scale's ends
+    assert str(rating_chart_svg([1200.0])) == ""
