@@ -205,13 +205,14 @@ def freeze_paths(record: MatchRecord) -> list[str]:
 def churn(image: str) -> Iterator[dict[str, int]]:
     """A thread creating, starting and removing containers in a loop."""
     from sandbox.docker_backend import LABEL, OWNER_LABEL, _owner, docker_client
+    from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
 
     stop = threading.Event()
     counts = {"containers": 0}
 
     def loop() -> None:
         api = docker_client().api
-        labels = {LABEL: "1", OWNER_LABEL: _owner()}
+        labels = {LABEL: "1", INSTANCE_LABEL: PROCESS_INSTANCE, OWNER_LABEL: _owner()}
         while not stop.is_set():
             cid = api.create_container(image, command=["true"], labels=labels)["Id"]
             try:

@@ -5,7 +5,9 @@ socket (stdin in, multiplexed stdout/stderr out). Every limit comes from ``Sandb
 no network, read-only root, a ``noexec,nosuid,nodev`` tmpfs at /tmp, uid 65534, no capabilities,
 ``no-new-privileges``, the seccomp profile of ``sandbox/seccomp.py``, memory without swap, one
 CPU, a pids limit, nofile/fsize/core ulimits, an init process, private IPC, a capped log, an empty
-environment and labels for cleanup. Between its turns the agent is frozen: its cgroup freezer
+environment and labels for cleanup, among them the instance that made it (``sandbox/instance.py``):
+every listing and sweep here selects on it, so one instance never touches another's containers.
+Between its turns the agent is frozen: its cgroup freezer
 written directly when this process can reach it (``sandbox/freezer.py``, about 0.1 ms), else
 ``docker pause`` (about 10 ms, and seconds on a busy daemon). After a call the freeze is requested
 at once but confirmed lazily, before this thread lets any other agent run (``confirm_freezes``),
@@ -25,6 +27,7 @@ import contextlib
 import logging
 import os
 import queue
+import secrets
 import signal
 import socket
 import struct
@@ -40,6 +43,13 @@ import requests.exceptions
 from games.core.errors import PlatformError
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
+from sandbox.instance import (
+    INSTANCE_LABEL,
+    PROCESS_INSTANCE,
+    checked_instance,
+    match_name_prefix,
+    name_prefix,
+)
 from sandbox.limits import SandboxLimits
 from sandbox.seccomp import profile_json
 
@@ -154,21 +164,21 @@ def _remove_container(container_id: str) -> None:
 
 _remover = _Remover()
 
-#: A container bound to a match is renamed ``arena-match-<match>-<container id[:12]>`` (a label
-#: cannot be added once a warm-pool container exists), so the platform's reaper can remove the
-#: containers of matches that are over even while their worker process lives on.
-MATCH_NAME_PREFIX = "arena-match-"
+#: A container bound to a match is renamed ``arena-<instance>-match-<match>-<container id[:12]>``
+#: (a label cannot be added once a warm-pool container exists), so the platform's reaper can
+#: remove the containers of its matches that are over even while their worker process lives on.
 _namer_lock = threading.Lock()
 _namer: concurrent.futures.ThreadPoolExecutor | None = None
 
 
-def _name_for_match(container_id: str, match: str) -> None:
+def _name_for_match(container_id: str, match: str, instance: str) -> None:
     """Rename the container after its match, in the background: a load never waits for it."""
     global _namer
+    name = f"{match_name_prefix(instance)}{match}-{container_id[:12]}"
     with _namer_lock:
         if _namer is None:
             _namer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-namer")
-        _namer.submit(_rename, container_id, f"{MATCH_NAME_PREFIX}{match}-{container_id[:12]}")
+        _namer.submit(_rename, container_id, name)
 
 
 def _rename(container_id: str, name: str) -> None:
@@ -178,19 +188,27 @@ def _rename(container_id: str, name: str) -> None:
         logger.debug("could not name container %s %s: %s", container_id, name, exc)
 
 
-def match_containers() -> dict[str, str]:
-    """Every sandbox container bound to a match, on this engine: {container id: match} (empty
-    when no engine answers)."""
+def instance_filters(instance: str) -> dict[str, list[str]]:
+    """The engine's filter selecting the sandbox containers of ``instance`` (and no other's)."""
+    return {"label": [LABEL, f"{INSTANCE_LABEL}={checked_instance(instance)}"]}
+
+
+def match_containers(*, instance: str = PROCESS_INSTANCE) -> dict[str, str]:
+    """Every sandbox container of ``instance`` bound to a match, on this engine:
+    {container id: match} (empty when no engine answers)."""
     try:
-        listed = docker_client().api.containers(all=True, filters={"label": f"{LABEL}=1"})
+        listed = docker_client().api.containers(all=True, filters=instance_filters(instance))
     except (PlatformError, *_ENGINE_ERRORS):
         return {}
+    prefix = match_name_prefix(instance)
     found: dict[str, str] = {}
     for info in listed:
+        if (info.get("Labels") or {}).get(INSTANCE_LABEL) != instance:
+            continue  # the engine selected on the label already; never trust a name alone
         for name in info.get("Names") or ():
             bare = name.lstrip("/")
-            if bare.startswith(MATCH_NAME_PREFIX):  # arena-match-<match>-<container id[:12]>
-                match = bare.removeprefix(MATCH_NAME_PREFIX).rpartition("-")[0]
+            if bare.startswith(prefix):  # arena-<instance>-match-<match>-<container id[:12]>
+                match = bare.removeprefix(prefix).rpartition("-")[0]
                 if match:
                     found[info["Id"]] = match
     return found
@@ -335,8 +353,17 @@ class DockerAgentHandle(HarnessHandle):
 
     backend = "docker"
 
-    def __init__(self, source: str, *, name: str, limits: SandboxLimits | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        *,
+        name: str,
+        limits: SandboxLimits | None = None,
+        instance: str = PROCESS_INSTANCE,
+    ) -> None:
         super().__init__(source, name=name, limits=limits)
+        #: The platform instance the container belongs to (its label and name carry it).
+        self.instance = checked_instance(instance)
         self._container_id: str | None = None
         #: The match this agent plays, when the caller says (the container is named after it).
         self.match: str | None = None
@@ -364,20 +391,25 @@ class DockerAgentHandle(HarnessHandle):
         if self._container_id is None:  # else a warm-pool container, its idle harness running
             self.launch_container()
         if self.match is not None and self._container_id is not None:
-            _name_for_match(self._container_id, self.match)
+            _name_for_match(self._container_id, self.match, self.instance)
 
     def launch_container(self, *, pool: bool = False) -> None:
         """Create, attach and start the container, and find its freezer (no agent code yet)."""
         client = docker_client()
         labels = {
             LABEL: "1",
+            INSTANCE_LABEL: self.instance,
             OWNER_LABEL: _owner(),
             EXPIRES_LABEL: str(int(time.time()) + self.limits.max_lifetime_s),
         }
         if pool:
             labels[POOL_LABEL] = "1"
+        # Named for people and for the instance: arena-<instance>-pool-… / arena-<instance>-agent-…
+        name = f"{name_prefix(self.instance)}{'pool' if pool else 'agent'}-{secrets.token_hex(6)}"
         try:
-            created = client.api.create_container(**container_config(self.limits, labels))
+            created = client.api.create_container(
+                **container_config(self.limits, labels), name=name
+            )
         except docker.errors.ImageNotFound as exc:
             raise PlatformError(
                 f"the sandbox image {self.limits.image} is missing: run `make image`"
@@ -705,16 +737,17 @@ def own_containers() -> list[dict[str, Any]]:
     return [c for c in api.containers(all=True, filters=filters) if c["Id"] not in idle]
 
 
-def remove_orphan_containers(*, everything: bool = False) -> int:
-    """Remove labelled containers that no live match of a worker uses; return how many.
+def remove_orphan_containers(*, instance: str = PROCESS_INSTANCE, everything: bool = False) -> int:
+    """Remove ``instance``'s containers that no live match of a worker uses; return how many.
 
     An orphan is a container stopped for over a minute, one past its expiry label, or one created
-    by a process of this host that no longer runs. ``everything`` removes every labelled container
-    (for tests and ``make clean``-style sweeps when no worker runs).
+    by a process of this host that no longer runs. ``everything`` removes every container of the
+    instance (for tests and clean-up sweeps when none of its workers runs). Containers of other
+    instances are never touched, whatever their state.
     """
     try:
         client = docker_client()
-        containers = client.api.containers(all=True, filters={"label": LABEL})
+        containers = client.api.containers(all=True, filters=instance_filters(instance))
     except (PlatformError, *_ENGINE_ERRORS):
         return 0
     host = socket.gethostname()
@@ -722,6 +755,8 @@ def remove_orphan_containers(*, everything: bool = False) -> int:
     removed = 0
     for info in containers:
         labels = info.get("Labels") or {}
+        if labels.get(INSTANCE_LABEL) != instance:
+            continue  # the engine selected on the label already; this is the rule, said twice
         owner_host, _, owner_pid = str(labels.get(OWNER_LABEL, "")).partition(":")
         try:
             expired = float(labels.get(EXPIRES_LABEL, "0")) < now
@@ -742,3 +777,26 @@ def remove_orphan_containers(*, everything: bool = False) -> int:
                 client.api.remove_container(info["Id"], force=True)
                 removed += 1
     return removed
+
+
+def containers_by_instance() -> dict[str, list[str]]:
+    """Every sandbox container on this engine, by the instance that made it: {instance:
+    [container id]}, ``""`` for containers made before instances existed (for operators; empty
+    when no engine answers)."""
+    try:
+        listed = docker_client().api.containers(all=True, filters={"label": LABEL})
+    except (PlatformError, *_ENGINE_ERRORS):
+        return {}
+    found: dict[str, list[str]] = {}
+    for info in listed:
+        instance = str((info.get("Labels") or {}).get(INSTANCE_LABEL, ""))
+        found.setdefault(instance, []).append(info["Id"])
+    return found
+
+
+def remove_unlabelled_containers() -> int:
+    """Remove the sandbox containers that carry no instance label (made before instances
+    existed); return how many. Only an operator's explicit command calls this: a deployment of
+    that older version still running on the engine would lose its agents."""
+    ids = containers_by_instance().get("", [])
+    return remove_containers(ids)

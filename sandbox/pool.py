@@ -7,11 +7,14 @@ one per seat (``take``), gives it the agent's source over the protocol (the ``lo
 destroys it at the end like any other; a container is never used for a second agent. Threads
 refill the pool in the background; ``close`` drains it (removes every idle container).
 
-Pool containers carry the ``arena.sandbox.pool=1`` label besides the usual ones (owner, expiry),
-so a reaper can tell them apart: an idle pool container of a live owner is not an orphan. The pool
-retires idle containers at half their ``max_lifetime_s`` so none reaches its expiry label idle.
+Pool containers carry the ``arena.sandbox.pool=1`` label besides the usual ones (instance,
+owner, expiry), so a reaper can tell them apart: an idle pool container of a live owner is not
+an orphan. The pool retires idle containers at half their ``max_lifetime_s`` so none reaches its
+expiry label idle.
 
-One pool per process (``configure``); a forked child does not inherit it (it starts its own).
+One pool per process (``configure``), for one instance (``sandbox/instance.py``): it serves only
+handles of that instance and drains only its own containers; a forked child does not inherit it
+(it starts its own).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections import deque
 
 from games.core.errors import PlatformError
 from sandbox.docker_backend import DockerAgentHandle, wait_for_removals
+from sandbox.instance import PROCESS_INSTANCE, checked_instance
 from sandbox.limits import SandboxLimits
 
 logger = logging.getLogger(__name__)
@@ -58,10 +62,13 @@ def container_key(limits: SandboxLimits) -> SandboxLimits:
 class WarmPool:
     """``size`` started docker sandboxes with idle harnesses, refilled by a thread."""
 
-    def __init__(self, limits: SandboxLimits, size: int) -> None:
+    def __init__(
+        self, limits: SandboxLimits, size: int, *, instance: str = PROCESS_INSTANCE
+    ) -> None:
         if size < 0:
             raise ValueError("the warm pool's size cannot be negative")
         self.limits = limits
+        self.instance = checked_instance(instance)
         self.size = size
         self.key = container_key(limits)
         self._ready: deque[DockerAgentHandle] = deque()
@@ -130,9 +137,15 @@ class WarmPool:
 
     # --- use ----------------------------------------------------------------------------------
 
-    def take(self, source: str, *, name: str, limits: SandboxLimits) -> DockerAgentHandle | None:
+    def take(
+        self, source: str, *, name: str, limits: SandboxLimits, instance: str = PROCESS_INSTANCE
+    ) -> DockerAgentHandle | None:
         """A ready handle for this agent, or ``None`` (the caller then starts a cold one)."""
-        if os.getpid() != self._pid or container_key(limits) != self.key:
+        if (
+            os.getpid() != self._pid
+            or container_key(limits) != self.key
+            or instance != self.instance
+        ):
             return None
         chosen = None
         while chosen is None:
@@ -178,7 +191,9 @@ class WarmPool:
                 if self._closed:
                     return
                 self._filling += 1
-            handle = DockerAgentHandle("", name="(warm pool)", limits=self.limits)
+            handle = DockerAgentHandle(
+                "", name="(warm pool)", limits=self.limits, instance=self.instance
+            )
             with self._lock:
                 self._starting.append(handle)
             try:
@@ -221,13 +236,16 @@ _pool: WarmPool | None = None
 _pool_lock = threading.Lock()
 
 
-def configure(limits: SandboxLimits, size: int) -> WarmPool | None:
-    """Start this process's warm pool (replacing and draining another one); ``None`` for 0."""
+def configure(
+    limits: SandboxLimits, size: int, *, instance: str = PROCESS_INSTANCE
+) -> WarmPool | None:
+    """Start this process's warm pool for ``instance`` (replacing and draining another one);
+    ``None`` for 0."""
     global _pool
     with _pool_lock:
         old, _pool = _pool, None
         if size > 0:
-            _pool = WarmPool(limits, size).start()
+            _pool = WarmPool(limits, size, instance=instance).start()
         new = _pool
     if old is not None:
         old.close()
@@ -253,10 +271,14 @@ def drain() -> int:
     return removed
 
 
-def take(source: str, *, name: str, limits: SandboxLimits) -> DockerAgentHandle | None:
-    """A warm handle from this process's pool when it has one for these limits."""
+def take(
+    source: str, *, name: str, limits: SandboxLimits, instance: str = PROCESS_INSTANCE
+) -> DockerAgentHandle | None:
+    """A warm handle from this process's pool when it has one for these limits and instance."""
     pool = current()
-    return None if pool is None else pool.take(source, name=name, limits=limits)
+    if pool is None:
+        return None
+    return pool.take(source, name=name, limits=limits, instance=instance)
 
 
 @atexit.register

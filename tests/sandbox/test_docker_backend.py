@@ -14,7 +14,8 @@ import requests
 import sandbox.docker_backend as docker_backend
 from games.core import InProcessAgentHandle, PlatformError, play_match
 from games.simple_card.bots import HighestBot
-from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans
+from sandbox import PROCESS_INSTANCE, SandboxLimits, create_handle, detect_backend, remove_orphans
+from sandbox.instance import INSTANCE_LABEL
 from sandbox.seccomp import DENIED_SYSCALLS, build_profile
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
@@ -67,6 +68,9 @@ def test_every_limit_reaches_the_container(docker_handle: docker_backend.DockerA
         "Config": {"max-size": "32k", "max-file": "1"},
     }
     assert config["Labels"][docker_backend.LABEL] == "1"
+    # Which instance made it: in a label, and in its name for the people who list containers.
+    assert config["Labels"][INSTANCE_LABEL] == PROCESS_INSTANCE
+    assert info["Name"].startswith(f"/arena-{PROCESS_INSTANCE}-agent-")
     # No variable of the worker's environment: only what the image declares.
     assert all(v.split("=")[0] in {"PATH", "HOSTNAME"} for v in config["Env"] or [])
 
@@ -135,23 +139,29 @@ def test_detect_backend_finds_docker_with_the_image() -> None:
     assert detect_backend(SandboxLimits(image="agent-arena-sandbox:does-not-exist")) == "process"
 
 
-def test_remove_orphans_removes_labelled_leftovers_only() -> None:
+def test_remove_orphans_removes_this_instances_leftovers_only() -> None:
     require_docker()
     api = docker_backend.docker_client().api
     image = SandboxLimits().image
     expired = {
         docker_backend.LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
         docker_backend.OWNER_LABEL: "elsewhere:1",
         docker_backend.EXPIRES_LABEL: str(int(time.time()) - 1),
     }
     live = {
         docker_backend.LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
         docker_backend.OWNER_LABEL: docker_backend._owner(),
         docker_backend.EXPIRES_LABEL: str(int(time.time()) + 3600),
     }
+    # Expired, its owner gone: an orphan, but another instance's, so not this one's to remove.
+    others = {**expired, INSTANCE_LABEL: f"{PROCESS_INSTANCE}-other"}
+    # Made before containers carried an instance: only an operator's command removes those.
+    old = {key: value for key, value in expired.items() if key != INSTANCE_LABEL}
     created = []
     try:
-        for labels in (expired, live):
+        for labels in (expired, live, others, old):
             cid = api.create_container(image, command=["sleep", "60"], labels=labels)["Id"]
             api.start(cid)
             created.append(cid)
@@ -161,7 +171,11 @@ def test_remove_orphans_removes_labelled_leftovers_only() -> None:
         remaining = {c["Id"] for c in api.containers(all=True)}
         assert created[0] not in remaining  # expired
         assert created[1] in remaining  # its worker (this process) is alive
-        assert unlabelled in remaining  # not ours
+        assert created[2] in remaining  # another instance's
+        assert created[3] in remaining  # no instance: older than instances
+        assert unlabelled in remaining  # not a sandbox
+        assert remove_orphans(instance=f"{PROCESS_INSTANCE}-other") == 1
+        assert created[2] not in {c["Id"] for c in api.containers(all=True)}
     finally:
         for cid in created:
             with contextlib.suppress(docker.errors.NotFound):
