@@ -6,6 +6,7 @@ they skip with the reason, under ``CI=true`` they fail, so CI can never go green
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from collections.abc import Callable
@@ -34,10 +35,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove what this run's instances left on the Docker engine (a killed worker's containers,
     say), and nothing else: other runs and deployments share the engine. Says how many."""
     from sandbox import PROCESS_INSTANCE, containers_by_instance, remove_containers
+    from sandbox.docker_backend import wait_for_removals
     from tests.e2e.parts import run_instance_id
 
     run = run_instance_id()
     try:
+        wait_for_removals()  # what this process is removing in the background is not left
         found = containers_by_instance()
     except Exception:  # no engine: nothing to clean
         return
@@ -74,3 +77,11 @@ def wait_for(check: Callable[[], T], *, timeout_s: float, what: str, every_s: fl
                 f"gave up after {timeout_s} s waiting for {what} (last: {value!r})"
             )
         time.sleep(every_s)
+
+
+def described(check: Callable[[], object]) -> str:
+    """An awaited condition in the test's own words (its source line), for a failure message."""
+    try:
+        return inspect.getsource(check).strip()
+    except (OSError, TypeError):
+        return repr(check)

@@ -45,8 +45,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout_s: float = 20.0) -> bool:
-    """True once something accepts connections on 127.0.0.1:port."""
+def wait_for_port(port: int, timeout_s: float = 90.0) -> bool:
+    """True once something accepts connections on 127.0.0.1:port; False after ``timeout_s`` (a
+    generous bound: a server starting on a busy CI host)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with socket.socket() as s:

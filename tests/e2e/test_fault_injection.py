@@ -19,7 +19,6 @@ import os
 import subprocess
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,9 +45,12 @@ SETTLE_S = 120.0
 IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE", "agent-arena-sandbox:latest")
 
 
-def _containers(image: str) -> list[str]:
+def _containers(instance: str) -> list[str]:
+    """The sandbox containers of this run's platform: selected by its instance label. (Not by
+    image: ``--filter ancestor=<tag>`` matches every container of the same image id, whatever
+    tag made it, so it counted, and removed, other runs' containers on a shared engine.)"""
     out = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", f"ancestor={image}"],
+        ["docker", "ps", "-aq", "--filter", f"label=arena.instance={instance}"],
         capture_output=True,
         text=True,
         check=True,
@@ -66,7 +68,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _orphans(image: str) -> list[str]:
+def _orphans(instance: str) -> list[str]:
     """Containers of this run whose owning process is gone: what the reaper must remove while
     the worker runs (a live process's warm pool keeps idle containers on purpose)."""
     out = subprocess.run(
@@ -75,7 +77,7 @@ def _orphans(image: str) -> list[str]:
             "ps",
             "-a",
             "--filter",
-            f"ancestor={image}",
+            f"label=arena.instance={instance}",
             "--format",
             '{{.ID}} {{.Label "arena.sandbox.owner"}}',
         ],
@@ -136,17 +138,13 @@ def _sandbox_lines(log: Path) -> list[str]:
 
 
 @contextmanager
-def _own_image_tag() -> Iterator[str]:
-    """The sandbox image under a tag of this run only, so its containers are told apart from
-    other tests' (the engine is shared); the tag is removed afterwards."""
-    tag = f"agent-arena-sandbox:fault-{uuid.uuid4().hex[:10]}"
-    subprocess.run(["docker", "tag", IMAGE, tag], check=True, capture_output=True)
+def _removing_leftovers(instance: str) -> Iterator[None]:
+    """Whatever happens, remove this run's platform's containers afterwards, and only those."""
     try:
-        yield tag
+        yield
     finally:
-        for cid in _containers(tag):  # only ours: a failed run must not leak
+        for cid in _containers(instance):
             subprocess.run(["docker", "rm", "-f", cid], capture_output=True, check=False)
-        subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
 
 
 @contextmanager
@@ -184,10 +182,10 @@ def _docker_ready() -> bool:
 def test_a_ladder_survives_killed_workers(broker: str) -> None:
     require_part(_docker_ready(), f"a Docker engine with the {IMAGE} image (make image)")
     var = Path(tempfile.mkdtemp(prefix=f"arena-fault-{broker}-"))
-    with _own_image_tag() as image, _broker(broker, var) as env:
+    with _broker(broker, var) as env, _removing_leftovers(env["ARENA_INSTANCE_ID"]):
+        instance = env["ARENA_INSTANCE_ID"]
         env.update(
             ARENA_SANDBOX_BACKEND="docker",
-            ARENA_SANDBOX_IMAGE=image,
             ARENA_MATCHMAKING_INTERVAL_S="1",
             ARENA_SWEEP_INTERVAL_S="2",
             ARENA_MATCH_ORPHAN_GRACE_S="3",
@@ -220,7 +218,7 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
 
             def settled() -> bool:
                 # Every match ended and the reaper removed what killed processes left.
-                state.update(report(env), orphans=_orphans(image))
+                state.update(report(env), orphans=_orphans(instance))
                 return not state["unfinished"] and not state["orphans"]
 
             with contextlib.suppress(AssertionError):  # what is left is reported below
@@ -237,10 +235,10 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
         # The warm pool keeps idle containers while its worker runs: count after it stopped,
         # once the orphan sweep that every worker start runs has run (a pool child that dies
         # in the shutdown does not drain its pool; its containers are orphans from then on).
-        at_stop = _containers(image)
+        at_stop = _containers(instance)
         at_stop_described = _describe(at_stop)
         shell(env, REAP)
-        left = _containers(image)
+        left = _containers(instance)
         orphans = state["orphans"]
         state.update(
             broker=broker,

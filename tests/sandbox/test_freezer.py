@@ -7,7 +7,6 @@ each version); the docker tests freeze real containers on this host and check wi
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -116,6 +115,7 @@ class _SlowV1Freezer(CgroupFreezer):
         super().__init__(directory, 1)
         self.events = events
         self.delay_s = delay_s
+        self.timers: list[threading.Timer] = []
 
     def request_freeze(self) -> bool:
         (self.directory / "freezer.state").write_text("FREEZING")
@@ -125,7 +125,9 @@ class _SlowV1Freezer(CgroupFreezer):
             self.events.append(f"{self.directory.name} frozen")
             (self.directory / "freezer.state").write_text("FROZEN")
 
-        threading.Timer(self.delay_s, frozen).start()
+        timer = threading.Timer(self.delay_s, frozen)
+        self.timers.append(timer)
+        timer.start()
         return True
 
     def thaw(self) -> None:
@@ -157,9 +159,12 @@ def test_a_lazy_freeze_is_confirmed_before_another_agent_is_thawed(tmp_path: Pat
     assert events[-2:] == ["first freezing", "first thawed"]
     confirm_freezes()
     for handle in (first, second):
-        assert handle._freezer is not None
-        handle._freezer.close()
-    time.sleep(0.05)  # let the last timer write before tmp_path goes
+        freezer = handle._freezer
+        assert isinstance(freezer, _SlowV1Freezer)
+        freezer.close()
+        for timer in freezer.timers:  # their last writes land before tmp_path goes
+            timer.join(timeout=60)
+            assert not timer.is_alive(), "a freezer timer never wrote its state"
 
 
 def test_a_house_bot_plays_only_once_its_sandboxed_opponent_is_frozen(tmp_path: Path) -> None:
