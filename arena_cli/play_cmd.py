@@ -219,7 +219,7 @@ def _printer(names: list[str]) -> Any:
 
 def _why_not_docker() -> str:
     """Why ``detect_backend`` chose the process backend, in words a participant can act on."""
-    from sandbox.docker_backend import docker_client
+    from sandbox.engine import docker_client
 
     try:
         docker_client().api.ping()

@@ -60,7 +60,7 @@ def create_handle(
     """
     if backend == "docker":
         from sandbox import pool
-        from sandbox.docker_backend import DockerAgentHandle
+        from sandbox.docker_handle import DockerAgentHandle
 
         limits = limits or SandboxLimits()
         handle = pool.take(
@@ -80,7 +80,7 @@ class _TrustedHandle(InProcessAgentHandle):
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Confirm this thread's pending freezes, then call the agent in this process."""
-        from sandbox.docker_backend import confirm_freezes
+        from sandbox.docker_handle import confirm_freezes
 
         confirm_freezes()
         return super().call(method, payload, timeout_s)
@@ -95,7 +95,7 @@ def trusted_handle(factory: Callable[[], Any], *, name: str) -> AgentHandle:
 
 def detect_backend(limits: SandboxLimits | None = None) -> str:
     """``"docker"`` when an engine answers and the sandbox image exists, else ``"process"``."""
-    from sandbox.docker_backend import docker_ready
+    from sandbox.engine import docker_ready
 
     return "docker" if docker_ready((limits or SandboxLimits()).image) else "process"
 
@@ -103,14 +103,14 @@ def detect_backend(limits: SandboxLimits | None = None) -> str:
 def match_containers(*, instance: str = PROCESS_INSTANCE) -> dict[str, str]:
     """The docker sandboxes of ``instance`` bound to a match (``create_handle(match=...)``) on
     this machine's engine, {container id: match}; empty when no engine answers."""
-    from sandbox.docker_backend import match_containers
+    from sandbox.reaper import match_containers
 
     return match_containers(instance=instance)
 
 
 def remove_containers(container_ids: list[str]) -> int:
     """Remove these docker sandboxes now (the platform's reaper, for matches that are over)."""
-    from sandbox.docker_backend import remove_containers
+    from sandbox.reaper import remove_containers
 
     return remove_containers(container_ids)
 
@@ -121,21 +121,21 @@ def remove_orphans(*, instance: str = PROCESS_INSTANCE) -> int:
 
     Returns 0 when no engine answers: there is then nothing to clean.
     """
-    from sandbox.docker_backend import remove_orphan_containers
+    from sandbox.reaper import remove_orphan_containers
 
     return remove_orphan_containers(instance=instance)
 
 
 def containers_by_instance() -> dict[str, list[str]]:
     """Every docker sandbox on this engine by instance (``""``: made before instances existed)."""
-    from sandbox.docker_backend import containers_by_instance
+    from sandbox.reaper import containers_by_instance
 
     return containers_by_instance()
 
 
 def remove_unlabelled_containers() -> int:
     """Remove the docker sandboxes made before instances existed (an operator's decision)."""
-    from sandbox.docker_backend import remove_unlabelled_containers
+    from sandbox.reaper import remove_unlabelled_containers
 
     return remove_unlabelled_containers()
 

@@ -27,11 +27,14 @@ import os
 import threading
 import time
 from collections import deque
+from typing import Any
 
 from games.core.errors import PlatformError
-from sandbox.docker_backend import DockerAgentHandle, wait_for_removals
+from sandbox.docker_handle import DockerAgentHandle
+from sandbox.engine import wait_for_removals
 from sandbox.instance import PROCESS_INSTANCE, checked_instance
 from sandbox.limits import SandboxLimits
+from sandbox.reaper import containers_of_process
 
 logger = logging.getLogger(__name__)
 
@@ -174,11 +177,7 @@ class WarmPool:
             return False
         if not handle.is_alive():
             return False
-        try:
-            handle._ping(TAKE_PING_TIMEOUT_S)
-        except PlatformError:
-            return False
-        return True
+        return handle.answers_ping(TAKE_PING_TIMEOUT_S)
 
     # --- the filling thread -------------------------------------------------------------------
 
@@ -279,6 +278,16 @@ def take(
     if pool is None:
         return None
     return pool.take(source, name=name, limits=limits, instance=instance)
+
+
+def own_containers() -> list[dict[str, Any]]:
+    """The sandbox containers this process created and has not removed (for leak checks).
+
+    Waits for the background removals first. Idle containers of this process's warm pool are not
+    counted (the pool removes them itself), nor one it is starting at that moment.
+    """
+    warm = current()
+    return containers_of_process(besides=warm.idle_ids if warm is not None else frozenset())
 
 
 @atexit.register

@@ -35,7 +35,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove what this run's instances left on the Docker engine (a killed worker's containers,
     say), and nothing else: other runs and deployments share the engine. Says how many."""
     from sandbox import PROCESS_INSTANCE, containers_by_instance, remove_containers
-    from sandbox.docker_backend import wait_for_removals
+    from sandbox.engine import wait_for_removals
     from tests.e2e.parts import run_instance_id
 
     run = run_instance_id()

@@ -13,7 +13,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from sandbox import SandboxLimits
-from sandbox.docker_backend import LABEL, docker_client, docker_ready
+from sandbox.container_config import LABEL
+from sandbox.engine import docker_client, docker_ready
 from sandbox.instance import INSTANCE_LABEL
 from tests.conftest import require_part
 
@@ -46,7 +47,7 @@ def test_an_operator_lists_and_removes_a_gone_instances_containers(settings: Any
             call_command("arena_sandboxes", "--remove-instance", settings.ARENA_INSTANCE_ID)
     finally:
         for container_id in ids:
-            with contextlib.suppress(docker.errors.NotFound):
+            with contextlib.suppress(docker.errors.APIError):  # gone, or going
                 docker_client().api.remove_container(container_id, force=True)
 
 
@@ -56,14 +57,14 @@ def test_removing_the_unlabelled_takes_only_containers_without_an_instance(
     """Only the containers made before instances existed; the listing is narrowed to this test's
     own, so that other runs' unlabelled containers on a shared engine are never touched."""
     require_part(docker_ready(SandboxLimits().image), "needs Docker and the sandbox image")
-    import sandbox.docker_backend as docker_backend
+    from sandbox import reaper
 
     old = _container({LABEL: "1"})
     labelled = _container({LABEL: "1", INSTANCE_LABEL: f"kept-{secrets.token_hex(4)}"})
-    real = docker_backend.containers_by_instance
+    real = reaper.containers_by_instance
     mine = {old, labelled}
     monkeypatch.setattr(
-        docker_backend,
+        reaper,
         "containers_by_instance",
         lambda: {k: [c for c in v if c in mine] for k, v in real().items()},
     )
@@ -74,5 +75,5 @@ def test_removing_the_unlabelled_takes_only_containers_without_an_instance(
         assert not _exists(old) and _exists(labelled)
     finally:
         for container_id in (old, labelled):
-            with contextlib.suppress(docker.errors.NotFound):
+            with contextlib.suppress(docker.errors.APIError):  # gone, or going
                 docker_client().api.remove_container(container_id, force=True)

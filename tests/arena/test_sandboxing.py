@@ -50,7 +50,8 @@ def test_no_pool_without_docker_or_with_size_zero(settings: Any) -> None:
 def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
     from arena.matches import sandboxing
 
-    from sandbox.docker_backend import docker_ready, own_containers
+    from sandbox.engine import docker_ready
+    from sandbox.pool import own_containers
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
     settings.ARENA_SANDBOX_BACKEND = "docker"
@@ -84,7 +85,7 @@ def test_the_reaper_removes_the_sandboxes_of_a_match_that_is_over(
 
     from games.core import get_game_spec
     from sandbox import create_handle, match_containers
-    from sandbox.docker_backend import docker_client, docker_ready
+    from sandbox.engine import docker_client, docker_ready
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
     settings.ARENA_SANDBOX_BACKEND = "docker"

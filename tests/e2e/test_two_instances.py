@@ -101,7 +101,7 @@ class Platform:
 
 
 def _containers_of(instance: str) -> list[dict[str, Any]]:
-    from sandbox.docker_backend import docker_client
+    from sandbox.engine import docker_client
 
     found = docker_client().api.containers(
         all=True, filters={"label": [f"arena.instance={instance}"]}
@@ -113,7 +113,7 @@ def _containers_of(instance: str) -> list[dict[str, Any]]:
 def _orphans_of_others() -> Iterator[list[str]]:
     """Two orphans by every rule (expired, owner gone, bound to match 1), that are neither
     platform's: one of a third instance, one made before instances existed."""
-    from sandbox.docker_backend import docker_client
+    from sandbox.engine import docker_client
 
     api = docker_client().api
     gone = f"{socket.gethostname()}:{2**22 + 1}"  # above pid_max's ceiling: never a process
@@ -179,7 +179,7 @@ def test_two_platforms_on_one_engine_keep_their_own_sandboxes() -> None:
         finally:
             first.stop()
             second.stop()
-        from sandbox.docker_backend import docker_client
+        from sandbox.engine import docker_client
 
         survivors = docker_client().api.containers(all=True, filters={"id": others})
         assert sorted(c["Id"] for c in survivors) == sorted(others), (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import SandboxLimits, create_handle
-from sandbox.docker_backend import DockerAgentHandle, confirm_freezes
+from sandbox.docker_handle import DockerAgentHandle, confirm_freezes
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 

@@ -15,13 +15,10 @@ from sandbox import (
     pool,
     start_warm_pool,
 )
-from sandbox.docker_backend import (
-    POOL_LABEL,
-    docker_client,
-    own_containers,
-    wait_for_removals,
-)
+from sandbox.container_config import POOL_LABEL
+from sandbox.engine import docker_client, wait_for_removals
 from sandbox.instance import INSTANCE_LABEL
+from sandbox.pool import own_containers
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
 pytestmark = pytest.mark.docker
