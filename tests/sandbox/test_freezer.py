@@ -248,7 +248,10 @@ class Agent:
         threading.Thread(target=spin, daemon=True).start()
 
     def on_turn(self, state):
-        gaps, GAPS[:] = list(GAPS[-50:]), []
+        # Only pauses that could hold a 20 ms turn of the opponent: on a busy host the spinner is
+        # also descheduled for a few ms now and then, and a cap on the count would drop the
+        # frozen pause among those.
+        gaps, GAPS[:] = [g for g in GAPS if g[1] - g[0] >= 0.015], []
         return {"gaps": gaps}
 """
 
