@@ -150,41 +150,45 @@ def test_two_platforms_on_one_engine_keep_their_own_sandboxes() -> None:
     root = Path(tempfile.mkdtemp(prefix="arena-two-instances-"))
     first, second = Platform("first", root), Platform("second", root)
     assert first.instance != second.instance
-    with _orphans_of_others() as others:
-        try:
-            first.start()
-            wait_for(
-                lambda: _containers_of(first.instance),
-                timeout_s=PLAY_S,
-                what="the first platform's sandboxes",
-            )
-            second.start()  # its worker's orphan sweep runs while the first one plays
-            wait_for(
-                lambda: first.finished() >= MATCHES and second.finished() >= MATCHES,
-                timeout_s=PLAY_S,
-                what=f"both platforms to finish {MATCHES} ranked matches each",
-                every_s=2,
-            )
-            for platform in (first, second):
-                platform.sweep()
-                names = [n for c in _containers_of(platform.instance) for n in c["Names"]]
-                assert all(n.startswith(f"/arena-{platform.instance}-") for n in names), names
-            first_state = first.settle()
-            first.stop()
-            second.sweep()  # the second sweeps while the first's containers are going
-            second_state = second.settle()
-            second.stop()
-            for platform in (first, second):
-                platform.sweep()
-        finally:
-            first.stop()
-            second.stop()
-        from sandbox.engine import docker_client
-
-        survivors = docker_client().api.containers(all=True, filters={"id": others})
-        assert sorted(c["Id"] for c in survivors) == sorted(others), (
-            "a platform removed a container that was not its own"
+    try:
+        first.start()
+        wait_for(
+            lambda: _containers_of(first.instance),
+            timeout_s=PLAY_S,
+            what="the first platform's sandboxes",
         )
+        second.start()  # its worker's orphan sweep runs while the first one plays
+        wait_for(
+            lambda: first.finished() >= MATCHES and second.finished() >= MATCHES,
+            timeout_s=PLAY_S,
+            what=f"both platforms to finish {MATCHES} ranked matches each",
+            every_s=2,
+        )
+        # Both sweeps of both platforms while both play, beside two orphans that are neither's.
+        # (Made only now: a process of an older version on this engine, one that knows no
+        # instances, would remove them as it would remove anyone's.)
+        with _orphans_of_others() as others:
+            for platform in (first, second):
+                platform.sweep()
+            from sandbox.engine import docker_client
+
+            survivors = docker_client().api.containers(all=True, filters={"id": others})
+            assert sorted(c["Id"] for c in survivors) == sorted(others), (
+                "a platform removed a container that was not its own"
+            )
+        for platform in (first, second):
+            names = [n for c in _containers_of(platform.instance) for n in c["Names"]]
+            assert all(n.startswith(f"/arena-{platform.instance}-") for n in names), names
+        first_state = first.settle()
+        first.stop()
+        second.sweep()  # the second sweeps while the first's containers are going
+        second_state = second.settle()
+        second.stop()
+        for platform in (first, second):
+            platform.sweep()
+    finally:
+        first.stop()
+        second.stop()
     for state in (first_state, second_state):
         print("TWO-INSTANCES", state)
         assert state["finished_ranked"] >= MATCHES
