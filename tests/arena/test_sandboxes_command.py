@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import time
 from io import StringIO
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from sandbox import SandboxLimits
-from sandbox.container_config import LABEL
+from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
 from sandbox.engine import docker_client, docker_ready
 from sandbox.instance import INSTANCE_LABEL
 from tests.conftest import require_part
@@ -22,7 +23,10 @@ pytestmark = pytest.mark.docker
 
 
 def _container(labels: dict[str, str]) -> str:
+    """A container (never started) owned by this live process and far from its expiry: no
+    automatic sweep of any version removes it, only the operator's command under test."""
     api = docker_client().api
+    labels = {OWNER_LABEL: owner(), EXPIRES_LABEL: str(int(time.time()) + 3600), **labels}
     return str(api.create_container(SandboxLimits().image, command=["true"], labels=labels)["Id"])
 
 

@@ -175,7 +175,7 @@ def test_remove_orphans_removes_this_instances_leftovers_only() -> None:
             created.append(cid)
         unlabelled = api.create_container(image, command=["sleep", "60"])["Id"]
         created.append(unlabelled)
-        assert remove_orphans() == 1
+        remove_orphans()
         remaining = {c["Id"] for c in api.containers(all=True)}
         assert created[0] not in remaining  # expired
         assert created[1] in remaining  # its worker (this process) is alive
