@@ -35,7 +35,15 @@ from games.core import (
 )
 from games.core.agent import AgentHandle
 from games.core.record import reason_text, score_text
-from sandbox import BACKENDS, SandboxLimits, create_handle, detect_backend, trusted_handle
+from sandbox import (
+    BACKENDS,
+    CLI_INSTANCE,
+    SandboxLimits,
+    create_handle,
+    detect_backend,
+    remove_orphans,
+    trusted_handle,
+)
 
 HOUSE_PREFIX = "house:"
 
@@ -130,7 +138,13 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
     # The platform's ranked path: the waiting agent frozen (the cgroup freezer where this process
     # can write it, else docker pause), each call charged the harness's window, the backstop.
     limits = SandboxLimits(freeze_idle=True)
-    handles: list[AgentHandle] = [create_handle(source, name=name, backend=backend, limits=limits)]
+    if backend == "docker":
+        # Containers an earlier `arena play` left (killed before it could remove them); only
+        # `arena play`'s own instance: a platform's containers on this engine are its business.
+        remove_orphans(instance=CLI_INSTANCE)
+    handles: list[AgentHandle] = [
+        create_handle(source, name=name, backend=backend, limits=limits, instance=CLI_INSTANCE)
+    ]
     if house_bot:
         bot = opponent[len(HOUSE_PREFIX) :]
         if bot not in spec.bots:
@@ -151,7 +165,11 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
         other = Path(opponent).stem
         other_name = other if other != name else f"{other} (2)"
         other_source = _read(opponent)
-        handles.append(create_handle(other_source, name=other_name, backend=backend, limits=limits))
+        handles.append(
+            create_handle(
+                other_source, name=other_name, backend=backend, limits=limits, instance=CLI_INSTANCE
+            )
+        )
     return game_id, handles, backend
 
 
@@ -205,7 +223,7 @@ def _printer(names: list[str]) -> Any:
 
 def _why_not_docker() -> str:
     """Why ``detect_backend`` chose the process backend, in words a participant can act on."""
-    from sandbox.docker_backend import docker_client
+    from sandbox.engine import docker_client
 
     try:
         docker_client().api.ping()

@@ -204,14 +204,16 @@ def freeze_paths(record: MatchRecord) -> list[str]:
 @contextmanager
 def churn(image: str) -> Iterator[dict[str, int]]:
     """A thread creating, starting and removing containers in a loop."""
-    from sandbox.docker_backend import LABEL, OWNER_LABEL, _owner, docker_client
+    from sandbox.container_config import LABEL, OWNER_LABEL, owner
+    from sandbox.engine import docker_client
+    from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
 
     stop = threading.Event()
     counts = {"containers": 0}
 
     def loop() -> None:
         api = docker_client().api
-        labels = {LABEL: "1", OWNER_LABEL: _owner()}
+        labels = {LABEL: "1", INSTANCE_LABEL: PROCESS_INSTANCE, OWNER_LABEL: owner()}
         while not stop.is_set():
             cid = api.create_container(image, command=["true"], labels=labels)["Id"]
             try:
@@ -314,7 +316,7 @@ def bench_soak(backend: str, matches: int) -> dict[str, Any]:
         "rss_mb_after": rss_mb(),
     }
     if backend == "docker":
-        from sandbox.docker_backend import own_containers
+        from sandbox.pool import own_containers
 
         result["containers_left"] = len(own_containers())
     return result

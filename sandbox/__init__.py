@@ -5,18 +5,26 @@ Public API (the platform codes against exactly this)::
     from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans, SANDBOX_IMAGE
     from sandbox import start_warm_pool, drain_warm_pool
 
-* ``create_handle(source, name=..., backend="docker" | "process", limits=...)`` returns a
+Everything that makes, finds or removes docker sandboxes takes ``instance``: the identity of the
+platform instance asking (``sandbox/instance.py``). Its containers carry it in a label and their
+names; nothing here lists, sweeps or drains another instance's. The platform passes its
+``ARENA_INSTANCE_ID``; without one, a process has an instance of its own (``PROCESS_INSTANCE``).
+
+* ``create_handle(source, name=..., backend="docker" | "process", limits=..., instance=...)``
+  returns a
   ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
   container from this process's warm pool when it has one ready, else a new one);
 * ``trusted_handle(factory, name=...)`` runs a trusted agent (a house bot) in this process,
   beside sandboxed ones: before each of its calls it waits until every sandboxed agent this
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
 * ``detect_backend()`` says which backend this machine can use;
-* ``remove_orphans()`` removes sandbox containers a dead worker left behind;
-  ``match_containers()`` / ``remove_containers(ids)`` find and remove the ones of a match that is
-  over (the platform knows which matches are);
-* ``start_warm_pool(limits, size)`` / ``drain_warm_pool()``: this process's warm pool of docker
-  sandboxes (``sandbox/pool.py``).
+* ``remove_orphans(instance=...)`` removes the instance's sandbox containers a dead worker left
+  behind; ``match_containers(instance=...)`` / ``remove_containers(ids)`` find and remove the
+  ones of a match that is over (the platform knows which matches are);
+* ``start_warm_pool(limits, size, instance=...)`` / ``drain_warm_pool()``: this process's warm
+  pool of docker sandboxes (``sandbox/pool.py``);
+* ``containers_by_instance()`` / ``remove_unlabelled_containers()``: for an operator's explicit
+  clean-up (containers of every instance; those made before instances existed).
 
 The ``docker`` backend is the sandbox; the ``process`` backend is a convenience for machines
 without Docker and isolates nothing.
@@ -28,6 +36,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from games.core.agent import AgentHandle, CallResult, InProcessAgentHandle
+from sandbox.instance import CLI_INSTANCE, PROCESS_INSTANCE
 from sandbox.limits import SANDBOX_IMAGE, SandboxLimits
 
 #: The backends ``create_handle`` knows.
@@ -41,20 +50,22 @@ def create_handle(
     backend: str = "docker",
     limits: SandboxLimits | None = None,
     match: str | None = None,
+    instance: str = PROCESS_INSTANCE,
 ) -> AgentHandle:
     """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
 
     Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``. ``match`` names
     the match it plays: a docker container is then named after it (``match_containers``).
+    ``instance`` is the platform instance the docker container belongs to.
     """
     if backend == "docker":
         from sandbox import pool
-        from sandbox.docker_backend import DockerAgentHandle
+        from sandbox.docker_handle import DockerAgentHandle
 
         limits = limits or SandboxLimits()
-        handle = pool.take(source, name=name, limits=limits) or DockerAgentHandle(
-            source, name=name, limits=limits
-        )
+        handle = pool.take(
+            source, name=name, limits=limits, instance=instance
+        ) or DockerAgentHandle(source, name=name, limits=limits, instance=instance)
         handle.match = match
         return handle
     if backend == "process":
@@ -69,7 +80,7 @@ class _TrustedHandle(InProcessAgentHandle):
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Confirm this thread's pending freezes, then call the agent in this process."""
-        from sandbox.docker_backend import confirm_freezes
+        from sandbox.docker_handle import confirm_freezes
 
         confirm_freezes()
         return super().call(method, payload, timeout_s)
@@ -84,43 +95,60 @@ def trusted_handle(factory: Callable[[], Any], *, name: str) -> AgentHandle:
 
 def detect_backend(limits: SandboxLimits | None = None) -> str:
     """``"docker"`` when an engine answers and the sandbox image exists, else ``"process"``."""
-    from sandbox.docker_backend import docker_ready
+    from sandbox.engine import docker_ready
 
     return "docker" if docker_ready((limits or SandboxLimits()).image) else "process"
 
 
-def match_containers() -> dict[str, str]:
-    """The docker sandboxes bound to a match (``create_handle(match=...)``) on this machine's
-    engine, {container id: match}; empty when no engine answers."""
-    from sandbox.docker_backend import match_containers
+def match_containers(*, instance: str = PROCESS_INSTANCE) -> dict[str, str]:
+    """The docker sandboxes of ``instance`` bound to a match (``create_handle(match=...)``) on
+    this machine's engine, {container id: match}; empty when no engine answers."""
+    from sandbox.reaper import match_containers
 
-    return match_containers()
+    return match_containers(instance=instance)
 
 
 def remove_containers(container_ids: list[str]) -> int:
     """Remove these docker sandboxes now (the platform's reaper, for matches that are over)."""
-    from sandbox.docker_backend import remove_containers
+    from sandbox.reaper import remove_containers
 
     return remove_containers(container_ids)
 
 
-def remove_orphans() -> int:
-    """Remove the sandbox containers (selected by label) a dead worker left; return how many.
+def remove_orphans(*, instance: str = PROCESS_INSTANCE) -> int:
+    """Remove the sandbox containers of ``instance`` (selected by label) a dead worker left;
+    return how many. Other instances' containers are never touched.
 
     Returns 0 when no engine answers: there is then nothing to clean.
     """
-    from sandbox.docker_backend import remove_orphan_containers
+    from sandbox.reaper import remove_orphan_containers
 
-    return remove_orphan_containers()
+    return remove_orphan_containers(instance=instance)
 
 
-def start_warm_pool(limits: SandboxLimits | None = None, size: int = 2) -> None:
-    """Keep ``size`` docker sandboxes with these limits started ahead of demand, refilled in the
-    background (replaces a running pool; 0 stops it). Idle ones are removed by
+def containers_by_instance() -> dict[str, list[str]]:
+    """Every docker sandbox on this engine by instance (``""``: made before instances existed)."""
+    from sandbox.reaper import containers_by_instance
+
+    return containers_by_instance()
+
+
+def remove_unlabelled_containers() -> int:
+    """Remove the docker sandboxes made before instances existed (an operator's decision)."""
+    from sandbox.reaper import remove_unlabelled_containers
+
+    return remove_unlabelled_containers()
+
+
+def start_warm_pool(
+    limits: SandboxLimits | None = None, size: int = 2, *, instance: str = PROCESS_INSTANCE
+) -> None:
+    """Keep ``size`` docker sandboxes of ``instance`` with these limits started ahead of demand,
+    refilled in the background (replaces a running pool; 0 stops it). Idle ones are removed by
     ``drain_warm_pool`` (and at exit)."""
     from sandbox import pool
 
-    pool.configure(limits or SandboxLimits(), size)
+    pool.configure(limits or SandboxLimits(), size, instance=instance)
 
 
 def drain_warm_pool() -> int:
@@ -132,11 +160,18 @@ def drain_warm_pool() -> int:
 
 __all__ = [
     "BACKENDS",
+    "CLI_INSTANCE",
+    "PROCESS_INSTANCE",
     "SANDBOX_IMAGE",
     "SandboxLimits",
+    "containers_by_instance",
     "create_handle",
     "detect_backend",
     "drain_warm_pool",
+    "match_containers",
+    "remove_containers",
     "remove_orphans",
+    "remove_unlabelled_containers",
     "start_warm_pool",
+    "trusted_handle",
 ]

@@ -1,4 +1,5 @@
-"""The warm pool: docker sandboxes created and started ahead of demand (DESIGN.md §4).
+"""The warm pool: docker sandboxes created ahead of demand (docs/sandbox.md, "Protocol, freezing
+and warm pool").
 
 Creating, attaching and starting a container and starting Python in it takes about 180 ms on an
 idle host and seconds on a busy one; a match needs two. The pool keeps ``size`` of them ready:
@@ -7,11 +8,14 @@ one per seat (``take``), gives it the agent's source over the protocol (the ``lo
 destroys it at the end like any other; a container is never used for a second agent. Threads
 refill the pool in the background; ``close`` drains it (removes every idle container).
 
-Pool containers carry the ``arena.sandbox.pool=1`` label besides the usual ones (owner, expiry),
-so a reaper can tell them apart: an idle pool container of a live owner is not an orphan. The pool
-retires idle containers at half their ``max_lifetime_s`` so none reaches its expiry label idle.
+Pool containers carry the ``arena.sandbox.pool=1`` label besides the usual ones (instance,
+owner, expiry), so a reaper can tell them apart: an idle pool container of a live owner is not
+an orphan. The pool retires idle containers at half their ``max_lifetime_s`` so none reaches its
+expiry label idle.
 
-One pool per process (``configure``); a forked child does not inherit it (it starts its own).
+One pool per process (``configure``), for one instance (``sandbox/instance.py``): it serves only
+handles of that instance and drains only its own containers; a forked child does not inherit it
+(it starts its own).
 """
 
 from __future__ import annotations
@@ -24,10 +28,14 @@ import os
 import threading
 import time
 from collections import deque
+from typing import Any
 
 from games.core.errors import PlatformError
-from sandbox.docker_backend import DockerAgentHandle, wait_for_removals
+from sandbox.docker_handle import DockerAgentHandle
+from sandbox.engine import wait_for_removals
+from sandbox.instance import PROCESS_INSTANCE, checked_instance
 from sandbox.limits import SandboxLimits
+from sandbox.reaper import containers_of_process
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +66,13 @@ def container_key(limits: SandboxLimits) -> SandboxLimits:
 class WarmPool:
     """``size`` started docker sandboxes with idle harnesses, refilled by a thread."""
 
-    def __init__(self, limits: SandboxLimits, size: int) -> None:
+    def __init__(
+        self, limits: SandboxLimits, size: int, *, instance: str = PROCESS_INSTANCE
+    ) -> None:
         if size < 0:
             raise ValueError("the warm pool's size cannot be negative")
         self.limits = limits
+        self.instance = checked_instance(instance)
         self.size = size
         self.key = container_key(limits)
         self._ready: deque[DockerAgentHandle] = deque()
@@ -130,9 +141,15 @@ class WarmPool:
 
     # --- use ----------------------------------------------------------------------------------
 
-    def take(self, source: str, *, name: str, limits: SandboxLimits) -> DockerAgentHandle | None:
+    def take(
+        self, source: str, *, name: str, limits: SandboxLimits, instance: str = PROCESS_INSTANCE
+    ) -> DockerAgentHandle | None:
         """A ready handle for this agent, or ``None`` (the caller then starts a cold one)."""
-        if os.getpid() != self._pid or container_key(limits) != self.key:
+        if (
+            os.getpid() != self._pid
+            or container_key(limits) != self.key
+            or instance != self.instance
+        ):
             return None
         chosen = None
         while chosen is None:
@@ -161,11 +178,7 @@ class WarmPool:
             return False
         if not handle.is_alive():
             return False
-        try:
-            handle._ping(TAKE_PING_TIMEOUT_S)
-        except PlatformError:
-            return False
-        return True
+        return handle.answers_ping(TAKE_PING_TIMEOUT_S)
 
     # --- the filling thread -------------------------------------------------------------------
 
@@ -178,7 +191,9 @@ class WarmPool:
                 if self._closed:
                     return
                 self._filling += 1
-            handle = DockerAgentHandle("", name="(warm pool)", limits=self.limits)
+            handle = DockerAgentHandle(
+                "", name="(warm pool)", limits=self.limits, instance=self.instance
+            )
             with self._lock:
                 self._starting.append(handle)
             try:
@@ -221,13 +236,16 @@ _pool: WarmPool | None = None
 _pool_lock = threading.Lock()
 
 
-def configure(limits: SandboxLimits, size: int) -> WarmPool | None:
-    """Start this process's warm pool (replacing and draining another one); ``None`` for 0."""
+def configure(
+    limits: SandboxLimits, size: int, *, instance: str = PROCESS_INSTANCE
+) -> WarmPool | None:
+    """Start this process's warm pool for ``instance`` (replacing and draining another one);
+    ``None`` for 0."""
     global _pool
     with _pool_lock:
         old, _pool = _pool, None
         if size > 0:
-            _pool = WarmPool(limits, size).start()
+            _pool = WarmPool(limits, size, instance=instance).start()
         new = _pool
     if old is not None:
         old.close()
@@ -253,10 +271,24 @@ def drain() -> int:
     return removed
 
 
-def take(source: str, *, name: str, limits: SandboxLimits) -> DockerAgentHandle | None:
-    """A warm handle from this process's pool when it has one for these limits."""
+def take(
+    source: str, *, name: str, limits: SandboxLimits, instance: str = PROCESS_INSTANCE
+) -> DockerAgentHandle | None:
+    """A warm handle from this process's pool when it has one for these limits and instance."""
     pool = current()
-    return None if pool is None else pool.take(source, name=name, limits=limits)
+    if pool is None:
+        return None
+    return pool.take(source, name=name, limits=limits, instance=instance)
+
+
+def own_containers() -> list[dict[str, Any]]:
+    """The sandbox containers this process created and has not removed (for leak checks).
+
+    Waits for the background removals first. Idle containers of this process's warm pool are not
+    counted (the pool removes them itself), nor one it is starting at that moment.
+    """
+    warm = current()
+    return containers_of_process(besides=warm.idle_ids if warm is not None else frozenset())
 
 
 @atexit.register

@@ -6,11 +6,53 @@ they skip with the reason, under ``CI=true`` they fail, so CI can never go green
 
 from __future__ import annotations
 
+import inspect
 import os
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 
+T = TypeVar("T")
+
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The platform in this process is an instance of its own (``tests/e2e/parts.py``,
+    ``run_instance_id``), never the one ``ARENA_INSTANCE_ID`` or the database would name: the
+    settings were read before this file (pytest-django loads them first), so set it here."""
+    from django.conf import settings
+
+    from tests.e2e.parts import run_instance_id
+
+    if settings.configured:
+        settings.ARENA_INSTANCE_ID = run_instance_id()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove what this run's instances left on the Docker engine (a killed worker's containers,
+    say), and nothing else: other runs and deployments share the engine. Says how many."""
+    from sandbox import PROCESS_INSTANCE, containers_by_instance, remove_containers
+    from sandbox.engine import wait_for_removals
+    from tests.e2e.parts import run_instance_id
+
+    run = run_instance_id()
+    try:
+        wait_for_removals()  # what this process is removing in the background is not left
+        found = containers_by_instance()
+    except Exception:  # no engine: nothing to clean
+        return
+    ours = [
+        container
+        for instance, containers in found.items()
+        if instance in (run, PROCESS_INSTANCE) or instance.startswith(f"{run}-")
+        for container in containers
+    ]
+    if ours:
+        print(f"\nremoving {len(ours)} sandbox containers this test run left")
+        remove_containers(ours)
 
 
 def require_part(available: bool, reason: str) -> None:
@@ -20,3 +62,26 @@ def require_part(available: bool, reason: str) -> None:
     if IN_CI:
         pytest.fail(f"CI must provide this part: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def wait_for(check: Callable[[], T], *, timeout_s: float, what: str, every_s: float = 0.1) -> T:
+    """Poll ``check`` until it returns something true, and return that; after ``timeout_s`` (a
+    generous bound, never a measurement) fail saying ``what`` was awaited and the last value."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(
+                f"gave up after {timeout_s} s waiting for {what} (last: {value!r})"
+            )
+        time.sleep(every_s)
+
+
+def described(check: Callable[[], object]) -> str:
+    """An awaited condition in the test's own words (its source line), for a failure message."""
+    try:
+        return inspect.getsource(check).strip()
+    except (OSError, TypeError):
+        return repr(check)

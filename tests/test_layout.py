@@ -102,23 +102,44 @@ APP_ORDER = [
 ADAPTERS = {"views", "admin", "forms", "urls", "management"}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT / "platform").with_suffix("").parts)
+#: The source trees whose modules import each other, and the directory each module name is
+#: relative to (``platform/`` is a source root: its package is ``arena``).
+SOURCE_TREES = {
+    "games": ROOT,
+    "sandbox": ROOT,
+    "arena_cli": ROOT,
+    "platform/arena": ROOT / "platform",
+}
+
+
+def _module_name(path: Path, root: Path = ROOT / "platform") -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _arena_modules() -> dict[str, Path]:
+def _tree_modules(tree: str) -> dict[str, Path]:
+    root = SOURCE_TREES[tree]
     return {
-        _module_name(p): p
-        for p in sorted(ARENA.rglob("*.py"))
-        if "migrations" not in p.relative_to(ARENA).parts
+        _module_name(p, root): p
+        for p in sorted((ROOT / tree).rglob("*.py"))
+        if "migrations" not in p.parts
     }
 
 
+def _arena_modules() -> dict[str, Path]:
+    return _tree_modules("platform/arena")
+
+
+def _project_modules() -> dict[str, Path]:
+    """Every module of the four source trees: games, sandbox, arena_cli and the platform."""
+    return {name: path for tree in SOURCE_TREES for name, path in _tree_modules(tree).items()}
+
+
 def _arena_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
-    """Every arena module ``path`` imports, at module level or inside functions alike."""
+    """Every module of ``modules`` that ``path`` imports, at module level or inside functions
+    alike (a tree's own root package excepted: importing it is importing its public names)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
@@ -139,13 +160,13 @@ def _arena_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
         for target in targets:
             while target and target not in modules:
                 target = target.rpartition(".")[0]
-            if target.startswith("arena") and target not in ("arena", name):
+            if "." in target and target != name:
                 found.add(target)
     return found
 
 
-def _import_graph() -> dict[str, set[str]]:
-    modules = _arena_modules()
+def _import_graph(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    modules = _arena_modules() if modules is None else modules
     return {name: _arena_imports(path, name, modules) for name, path in modules.items()}
 
 
@@ -184,10 +205,15 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_circle_among_the_platform_modules() -> None:
-    # Function-level imports count: an import moved into a function to dodge a circle is still
-    # a circle (the modules still need each other).
-    assert _cycles(_import_graph()) == []
+def test_no_import_circle_in_any_source_tree() -> None:
+    # Games, sandbox, the command line and the platform alike. Function-level imports count: an
+    # import moved into a function to dodge a circle is still a circle (the modules still need
+    # each other).
+    graph = _import_graph(_project_modules())
+    assert {"games.core.referee", "sandbox.pool", "arena_cli.main", "arena.matches.play"} <= set(
+        graph
+    ), "the import graph misses a source tree"
+    assert _cycles(graph) == []
 
 
 def test_the_cycle_finder_sees_a_function_level_circle(tmp_path: Path) -> None:
@@ -196,6 +222,21 @@ def test_the_cycle_finder_sees_a_function_level_circle(tmp_path: Path) -> None:
     modules["arena.b"].write_text("def f():\n    from arena import a\n")
     graph = {name: _arena_imports(path, name, modules) for name, path in modules.items()}
     assert _cycles(graph) == [["arena.a", "arena.b"]]
+
+
+def test_the_sandbox_parts_never_import_the_old_backend_module() -> None:
+    # sandbox/docker_backend.py only re-exports the parts' names for older code.
+    graph = _import_graph(_project_modules())
+    users = sorted(m for m, imported in graph.items() if "sandbox.docker_backend" in imported)
+    assert users == []
+
+
+def test_the_cycle_finder_sees_a_circle_in_the_sandbox(tmp_path: Path) -> None:
+    modules = {"sandbox.pool": tmp_path / "pool.py", "sandbox.engine": tmp_path / "engine.py"}
+    modules["sandbox.pool"].write_text("from sandbox.engine import x\n")
+    modules["sandbox.engine"].write_text("def f():\n    from sandbox import pool\n")
+    graph = {name: _arena_imports(path, name, modules) for name, path in modules.items()}
+    assert _cycles(graph) == [["sandbox.engine", "sandbox.pool"]]
 
 
 def _app_of(module: str) -> str | None:

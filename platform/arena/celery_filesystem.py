@@ -21,21 +21,31 @@ filesystem transport, which has none, they fail quietly:
   one polling interval when its consumer may not take more, so the worker acknowledges at once
   and takes the next message.
   Celery takes it from ``CELERY_BROKER_TRANSPORT``.
+- **Messages appear whole.** kombu's filesystem channel creates a message's file under its final
+  name and then writes it, so a consumer polling in between takes an empty file, fails to decode
+  it and the worker stops ("Unrecoverable error: JSONDecodeError"; seen on a busy host).
+  :class:`Channel` writes under a name no consumer takes, then renames it (atomic within a
+  folder).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
 import threading
 import time
+import uuid
 import weakref
 from typing import Any
 
 from billiard.pool import Pool as BlockingPool
 from celery.concurrency.prefork import TaskPool as PreforkTaskPool
+from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
 
 _LOCKS: weakref.WeakSet[DeathReleasedLock] = weakref.WeakSet()
 
@@ -122,9 +132,31 @@ class TaskPool(PreforkTaskPool):  # type: ignore[misc]
     BlockingPool = Pool
 
 
+class Channel(filesystem.Channel):  # type: ignore[misc]
+    """kombu's filesystem channel, whose messages appear in the queue folder whole."""
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        # kombu's own name (its consumers sort on the leading milliseconds), written first under
+        # a name without ".<queue>.msg", which no consumer takes.
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        partial = os.path.join(self.data_folder_out, f".partial-{uuid.uuid4().hex}")
+        try:
+            with open(partial, "wb") as f:
+                f.write(str_to_bytes(dumps(payload)))
+            os.replace(partial, final)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+
 class Transport(filesystem.Transport):  # type: ignore[misc]
     """kombu's filesystem transport, returning to the worker's loop as soon as its consumer is
-    full, so that the acknowledgements waiting there are sent without a two-second wait."""
+    full, so that the acknowledgements waiting there are sent without a two-second wait, with
+    messages that appear whole (:class:`Channel`)."""
+
+    Channel = Channel
 
     def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
         """Wait for one message; when a consumer may take no more, for one polling interval

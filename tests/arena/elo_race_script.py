@@ -1,12 +1,14 @@
 """Helper process for test_elo_race: ``setup`` creates one agent with two ranked matches;
-``apply MATCH_ID HOLD_S`` plays a match and records it, holding its transaction open for
-HOLD_S seconds after the rating update so that the other process collides with it."""
+``apply MATCH_ID HOLD_S [MARKER]`` plays a match and records it, holding its transaction open for
+HOLD_S seconds after the rating update so that the other process collides with it; MARKER, a file
+it creates once it holds the rating rows (the test starts the other process then)."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
+from pathlib import Path
 
 import django
 
@@ -42,13 +44,15 @@ def setup() -> None:
     print(json.dumps({"matches": ids, "agent": mine.pk}))
 
 
-def apply(match_id: int, hold_s: float) -> None:
+def apply(match_id: int, hold_s: float, marker: str = "") -> None:
     match = Match.objects.get(pk=match_id)
     handles = [make_handle(p.submission) for p in match.participants.order_by("seat")]
     record = play_match("simple-card", handles, seed=match.seed, settings=MatchSettings())
     Match.objects.filter(pk=match_id).update(status="running")
     with transaction.atomic():
         match_record(match_id=match_id, record=record)
+        if marker:
+            Path(marker).touch()
         time.sleep(hold_s)  # keep the rating rows locked while the other process wants them
 
 
@@ -56,4 +60,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "setup":
         setup()
     else:
-        apply(int(sys.argv[2]), float(sys.argv[3]))
+        apply(int(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:5])

@@ -13,6 +13,8 @@ import pytest
 from arena.matches.management.commands import arena_run
 from arena.matches.management.commands.arena_run import Child, Supervisor
 
+from tests.conftest import wait_for
+
 #: A parent that starts a child of its own (like the worker's embedded beat), writes both pids,
 #: then sleeps; with ``stubborn`` it ignores SIGTERM.
 FAMILY = """
@@ -34,14 +36,14 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _pids(path: Path, lines: int, timeout_s: float = 20) -> list[list[int]]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        rows = [r.split() for r in path.read_text().splitlines()] if path.exists() else []
-        if len(rows) >= lines:
-            return [[int(x) for x in row] for row in rows]
-        time.sleep(0.05)
-    raise AssertionError(f"{path} never had {lines} lines")
+def _pids(path: Path, lines: int, timeout_s: float = 120) -> list[list[int]]:
+    def rows() -> list[list[int]]:
+        found = [r.split() for r in path.read_text().splitlines()] if path.exists() else []
+        return [[int(x) for x in row] for row in found] if len(found) >= lines else []
+
+    return wait_for(
+        rows, timeout_s=timeout_s, what=f"{lines} processes to write their ids to {path}"
+    )
 
 
 @pytest.fixture
@@ -70,10 +72,12 @@ def test_a_dead_child_takes_its_group_along_and_comes_back(
         [(worker, beat)] = _pids(tmp_path / "worker", 1)
         [(web, web_kid)] = _pids(tmp_path / "web", 1)
         os.kill(worker, 9)
-        deadline = time.monotonic() + 20
-        while len(_pids(tmp_path / "worker", 1)) < 2 and time.monotonic() < deadline:
+
+        def restarted() -> bool:
             supervisor.check()
-            time.sleep(0.1)
+            return len(_pids(tmp_path / "worker", 1)) >= 2
+
+        wait_for(restarted, timeout_s=120, what="the supervisor to restart the killed worker")
         rows = _pids(tmp_path / "worker", 2)
         assert rows[1][0] not in (worker, beat)  # a new worker
         assert not _alive(beat), "the dead worker's own child outlived it"
@@ -85,10 +89,11 @@ def test_a_dead_child_takes_its_group_along_and_comes_back(
     everyone = [
         pid for name in ("worker", "web") for row in _pids(tmp_path / name, 1) for pid in row
     ]
-    deadline = time.monotonic() + 10
-    while any(_alive(p) for p in everyone) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [p for p in everyone if _alive(p)], "a process outlived stop()"
+    wait_for(
+        lambda: not [p for p in everyone if _alive(p)],
+        timeout_s=60,
+        what="every process to end after stop() (one outlived it)",
+    )
     for child in supervisor.children:
         assert child.proc is not None and child.proc.poll() is not None
 
@@ -150,7 +155,10 @@ def test_a_child_that_dies_at_every_start_makes_it_give_up(
     sup = Supervisor([child], env=dict(os.environ), cwd=tmp_path, say=lambda text: None)
     sup.start(child)
     with pytest.raises(arena_run.GaveUp, match=r"web died 5 times .* --addr"):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+
+        def checked() -> bool:
             sup.check()
-            time.sleep(0.05)
+            return False
+
+        # Only GaveUp ends this wait; the bound says the supervisor never gave up.
+        wait_for(checked, timeout_s=120, what="the supervisor to give up on web", every_s=0.05)

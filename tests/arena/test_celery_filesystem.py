@@ -161,3 +161,40 @@ def test_a_full_consumer_gets_back_to_its_worker_after_one_poll(
         assert polls >= 19
     else:
         assert polls == 1
+
+
+def test_a_message_is_never_seen_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kombu's own channel creates a message's file and then writes it: a consumer polling in
+    between takes an empty file and the worker dies decoding it. Here, at the moment the bytes are
+    written, no file a consumer would take is in the queue folder."""
+    from arena import celery_filesystem
+
+    folder = tmp_path / "queue"
+    folder.mkdir()
+    options = {
+        "data_folder_in": str(folder),
+        "data_folder_out": str(folder),
+        "control_folder": str(tmp_path / "control"),
+    }
+    name = f"whole-{uuid.uuid4().hex[:8]}"
+    seen_while_writing: list[list[str]] = []
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        seen_while_writing.append([f for f in os.listdir(folder) if f".{name}.msg" in f])
+        real_replace(src, dst)
+
+    monkeypatch.setattr(celery_filesystem.os, "replace", replace)
+    with Connection(
+        "filesystem://", transport="arena.celery_filesystem:Transport", transport_options=options
+    ) as conn:
+        queue = Queue(name, Exchange(name), name)
+        taken: list[Any] = []
+        with conn.Consumer(queue, callbacks=[lambda body, m: (taken.append(body), m.ack())]):
+            with conn.Producer() as producer:
+                producer.publish({"n": 1}, exchange=queue.exchange, routing_key=name)
+            conn.drain_events(timeout=5)
+    assert seen_while_writing == [[]], "a consumer could take a message before it was written"
+    assert taken == [{"n": 1}]

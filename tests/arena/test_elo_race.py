@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
 from tests.e2e.parts import ROOT, manage, platform_env, postgres_available, postgres_server
 
 SCRIPT = str(Path(__file__).with_name("elo_race_script.py"))
@@ -51,10 +50,19 @@ def test_two_matches_of_one_agent_finishing_at_once_lose_no_update(
             check=True,
         )
         ids = json.loads(setup.stdout.strip().splitlines()[-1])
+        holding = tmp_path / "first-holds-the-rows"
+        # The first holds the agent's rating row long enough for the second to start, play and
+        # arrive at it (a second process starting on a busy host takes a few seconds).
         first = subprocess.Popen(
-            [sys.executable, SCRIPT, "apply", str(ids["matches"][0]), "1.5"], env=env, cwd=ROOT
+            [sys.executable, SCRIPT, "apply", str(ids["matches"][0]), "6", str(holding)],
+            env=env,
+            cwd=ROOT,
         )
-        time.sleep(0.8)  # the first holds the agent's rating row when the second arrives
+        wait_for(
+            lambda: holding.exists() or first.poll() is not None,
+            timeout_s=120,
+            what="the first process to hold the agent's rating row",
+        )
         second = subprocess.Popen(
             [sys.executable, SCRIPT, "apply", str(ids["matches"][1]), "0"], env=env, cwd=ROOT
         )

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sandbox import pool
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
 
 
 def test_the_limits_come_from_the_settings(settings: Any) -> None:
@@ -50,7 +50,8 @@ def test_no_pool_without_docker_or_with_size_zero(settings: Any) -> None:
 def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
     from arena.matches import sandboxing
 
-    from sandbox.docker_backend import docker_ready, own_containers
+    from sandbox.engine import docker_ready
+    from sandbox.pool import own_containers
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
     settings.ARENA_SANDBOX_BACKEND = "docker"
@@ -75,17 +76,16 @@ def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
 def test_the_reaper_removes_the_sandboxes_of_a_match_that_is_over(
     settings: Any, make_user: Any
 ) -> None:
-    """Even while the worker process that made them lives on (the sweeper ended the match)."""
-    import time
-
+    """Even while the worker process that made them lives on (the sweeper ended the match);
+    and never another instance's, whose match of the same number is its own business."""
     from arena.matches import sandboxing
     from arena.matches.models import Match
     from arena.matches.services import match_create
     from arena.submissions.services import submission_create
 
     from games.core import get_game_spec
-    from sandbox import match_containers
-    from sandbox.docker_backend import docker_ready
+    from sandbox import create_handle, match_containers
+    from sandbox.engine import docker_client, docker_ready
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
     settings.ARENA_SANDBOX_BACKEND = "docker"
@@ -96,23 +96,44 @@ def test_the_reaper_removes_the_sandboxes_of_a_match_that_is_over(
         for name in ("ann", "bob")
     ]
     over, running = (match_create(kind="ranked", submissions=agents) for _ in range(2))
+    instance = settings.ARENA_INSTANCE_ID
+    other = f"{instance}-neighbour"
     handles = {}
     try:
         for match in (over, running):
             handle = sandboxing.make_handle(agents[0], freeze_idle=False, match_id=match.pk)
             handle.start(game_id="simple-card", timeout_s=30)
             handles[match.pk] = handle
+        # A neighbour on the same engine playing its own match with the finished one's number.
+        neighbour = create_handle(
+            source,
+            name="neighbour",
+            limits=sandboxing.sandbox_limits(),
+            match=str(over.pk),
+            instance=other,
+        )
+        neighbour.start(game_id="simple-card", timeout_s=30)
+        handles[0] = neighbour
         ids = {pk: h.container_id for pk, h in handles.items()}  # type: ignore[attr-defined]
-        deadline = time.monotonic() + 30
-        while set(ids.values()) - set(match_containers()) and time.monotonic() < deadline:
-            time.sleep(0.1)  # the containers are named after their match in the background
-        assert {match_containers()[c] for c in ids.values()} == {str(over.pk), str(running.pk)}
+        # The containers are named after their match in the background.
+        wait_for(
+            lambda: set(match_containers(instance=instance)) >= {ids[over.pk], ids[running.pk]}
+            and ids[0] in match_containers(instance=other),
+            timeout_s=60,
+            what="the sandboxes to be named after their matches",
+        )
+        mine = match_containers(instance=instance)
+        assert {mine[ids[over.pk]], mine[ids[running.pk]]} == {str(over.pk), str(running.pk)}
+        assert ids[0] not in mine, "another instance's container was listed as this one's"
         Match.objects.filter(pk=over.pk).update(status=Match.Status.FINISHED)
         Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
         assert sandboxing.sandboxes_reap() >= 1
-        left = match_containers()
+        left = match_containers(instance=instance)
         assert ids[over.pk] not in left, "the finished match's sandbox is still there"
         assert ids[running.pk] in left, "the reaper took a running match's sandbox"
+        assert ids[0] in match_containers(instance=other), "the reaper took a neighbour's sandbox"
+        state = docker_client().api.inspect_container(ids[0])["State"]
+        assert state["Running"] and not state["OOMKilled"], f"the neighbour was hurt: {state}"
     finally:
         for handle in handles.values():
             handle.close()

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import described
+
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
 
@@ -43,7 +45,8 @@ def make_driver() -> Any:
 
 
 def wait_for(check: Callable[[], Any], timeout_s: float = 120.0) -> Any:
-    """Poll ``check`` until it returns something true."""
+    """Poll ``check`` until it returns something true; when ``timeout_s`` passes, fail saying
+    what was awaited (the check's own source line) and the last error."""
     deadline = time.monotonic() + timeout_s
     last_error: Exception | None = None
     while time.monotonic() < deadline:
@@ -55,7 +58,9 @@ def wait_for(check: Callable[[], Any], timeout_s: float = 120.0) -> Any:
         if value:
             return value
         time.sleep(0.5)
-    raise AssertionError(f"gave up after {timeout_s} s; last error: {last_error}")
+    raise AssertionError(
+        f"gave up after {timeout_s} s waiting for {described(check)}; last error: {last_error}"
+    )
 
 
 def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[str, Any]:

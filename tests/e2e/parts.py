@@ -4,7 +4,9 @@ ports in temporary directories, started and stopped by the tests themselves."""
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -17,6 +19,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: Where this test run keeps its identity, so every copy of this module (and a child process that
+#: inherits the environment) agrees on it.
+RUN_ID_VARIABLE = "ARENA_TEST_RUN_INSTANCE_ID"
+
+
+def run_instance_id() -> str:
+    """This test run's platform instance identity (``ARENA_INSTANCE_ID``), ``test-<8 hex>``: the
+    in-process platform uses it, and each platform a test starts adds a suffix of its own
+    (``platform_env``), so two test runs on one Docker engine, or a test run beside a ``make
+    run``, never touch each other's sandbox containers."""
+    return os.environ.setdefault(RUN_ID_VARIABLE, f"test-{secrets.token_hex(4)}")
+
+
+def platform_instance_id(database_url: str) -> str:
+    """The instance identity of a platform this run starts on ``database_url``: the run's, with
+    a suffix derived from its database (processes sharing one database are one platform)."""
+    return f"{run_instance_id()}-{hashlib.sha256(database_url.encode()).hexdigest()[:6]}"
+
 
 def free_port() -> int:
     """A TCP port nobody listens on right now (loopback)."""
@@ -25,8 +45,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout_s: float = 20.0) -> bool:
-    """True once something accepts connections on 127.0.0.1:port."""
+def wait_for_port(port: int, timeout_s: float = 90.0) -> bool:
+    """True once something accepts connections on 127.0.0.1:port; False after ``timeout_s`` (a
+    generous bound: a server starting on a busy CI host)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with socket.socket() as s:
@@ -175,8 +196,9 @@ def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, st
         DJANGO_SECRET_KEY="e2e-tests-only-" + "x" * 40,
         ARENA_VAR_DIR=str(var_dir),
         ARENA_DATABASE_URL=database_url,
-        **extra,
+        ARENA_INSTANCE_ID=platform_instance_id(database_url),
     )
+    env.update(extra)
     return env
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from arena_cli.submit_cmd import ApiError, api_request, get_token, upload, wait_for_status
 from games.core import available_game_ids, get_game_spec
+from tests.conftest import described
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres]
@@ -25,7 +26,7 @@ def wait_until(check, timeout_s: float = 120.0, every_s: float = 0.5):  # type: 
         if value:
             return value
         time.sleep(every_s)
-    raise AssertionError(f"gave up after {timeout_s} s")
+    raise AssertionError(f"gave up after {timeout_s} s waiting for {described(check)}")
 
 
 def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:

@@ -13,24 +13,23 @@ The figures are printed (``-s`` shows them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sandbox.limits import SANDBOX_IMAGE
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
+from tests.e2e.ladder import REAP, SETUP, STOP_LADDER, Worker, report, shell
 from tests.e2e.parts import (
-    ROOT,
     manage,
     platform_env,
     postgres_available,
@@ -46,168 +45,13 @@ SETTLE_S = 120.0
 #: The sandbox image of this tree (`make image`); ARENA_SANDBOX_IMAGE names another build.
 IMAGE = SANDBOX_IMAGE
 
-SETUP = """
-import json
-from arena.accounts.models import User
-from arena.submissions.models import Submission
-from arena.submissions.services import submission_create
-from arena.workflows.submissions import submission_activate
-from games.core import get_game_spec
-source = get_game_spec("simple-card").starter_source()
-for i in range({agents}):
-    user = User.objects.create_user(username=f"fault{{i}}", password="pw-fault-123")
-    s = submission_create(owner=user, source=source, name=f"agent{{i}}")
-    # Validation is not under test here: accept directly, then activate through the workflow.
-    Submission.objects.filter(pk=s.pk).update(status="accepted", status_detail="test")
-    s.refresh_from_db()
-    submission_activate(submission=s, user=user)
-print(json.dumps({{"ok": True}}))
-"""
 
-STOP_LADDER = (
-    "from arena.submissions.models import Submission; "
-    "print(Submission.objects.update(active=False))"
-)
-
-REPORT = """
-import json
-from django.db.models import Count
-from arena.matches.models import Match
-from arena.ratings.models import Rating, RatingChange
-m = Match.objects.all()
-out = {
-    "matches": m.count(),
-    "by_status": dict(m.values_list("status").annotate(n=Count("id")).values_list("status", "n")),
-    "unfinished": list(m.filter(status__in=["queued", "running"]).values_list("id", flat=True)),
-    "max_attempts": max(list(m.values_list("attempts", flat=True)) or [0]),
-    "replayed": m.filter(attempts__gt=1).count(),
-    "finished_ranked": m.filter(kind="ranked", status="finished").count(),
-    "unrated_finished_ranked": list(
-        m.filter(kind="ranked", status="finished", rated=False).values_list("id", flat=True)),
-    "rated_not_finished": list(
-        m.filter(rated=True).exclude(status="finished").values_list("id", flat=True)),
-    "double_rated": [
-        r["match"] for r in RatingChange.objects.values("match").annotate(n=Count("id"))
-        if r["n"] != 2
-    ],
-    "chain_errors": [],
-}
-for rating in Rating.objects.all():
-    changes = list(RatingChange.objects.filter(rating=rating).order_by("id"))
-    value = 1200.0
-    for c in changes:
-        if abs(c.before - value) > 1e-9:
-            out["chain_errors"].append(f"rating {rating.pk}: change {c.pk} starts off its chain")
-        value = c.after
-    if abs(value - rating.rating) > 1e-9 or rating.games != len(changes) \\
-            or rating.wins + rating.losses + rating.draws != rating.games:
-        out["chain_errors"].append(f"rating {rating.pk}: counters disagree with its changes")
-print(json.dumps(out))
-"""
-
-
-#: What a worker runs when it starts: remove the containers of processes that are gone.
-REAP = (
-    "from arena.matches.sandboxing import remove_orphaned_agents; print(remove_orphaned_agents())"
-)
-
-
-def _shell(env: dict[str, str], code: str) -> str:
-    return manage(env, "shell", "-c", code, timeout_s=120).strip().splitlines()[-1]
-
-
-class Worker:
-    """A ``celery worker`` in its own process group, restartable as an operator would.
-
-    Beat runs apart, once, as in deploy/ (``beat()``): embedded with ``-B`` it is one more child
-    of the worker, and killing "a child" could kill the scheduler, and with it the sweeper."""
-
-    def __init__(self, env: dict[str, str], var: Path) -> None:
-        self.env, self.var = env, var
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = (var / "worker.log").open("ab")
-
-    def beat(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "-s",
-                str(self.var / "beat-schedule"),
-            ],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "worker",
-                # No -Q: every queue of the worker's own instance (CELERY_TASK_QUEUES).
-                "--concurrency",
-                "2",
-                "--loglevel",
-                "INFO",
-            ],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def children(self) -> list[int]:
-        assert self.proc is not None
-        found = subprocess.run(
-            ["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True, check=False
-        )
-        return [int(p) for p in found.stdout.split()]
-
-    def kill_child(self, turn: int) -> bool:
-        """SIGKILL one pool child (and so whatever match it was playing, or none: an idle
-        child waits for work holding the pool's job pipe lock, which arena.celery_filesystem makes
-        a killed child give up)."""
-        kids = self.children()
-        if not kids:
-            return False
-        os.kill(kids[turn % len(kids)], signal.SIGKILL)
-        return True
-
-    def kill_all(self) -> None:
-        assert self.proc is not None
-        os.killpg(self.proc.pid, signal.SIGKILL)  # the worker's own session: our processes only
-        self.proc.wait(timeout=20)
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        # As an operator stops a worker: SIGTERM to its main process, a warm shutdown in which
-        # every pool child drains its warm pool (a signal to the whole group races that).
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=20)
-
-
-def _containers(image: str) -> list[str]:
+def _containers(instance: str) -> list[str]:
+    """The sandbox containers of this run's platform: selected by its instance label. (Not by
+    image: ``--filter ancestor=<tag>`` matches every container of the same image id, whatever
+    tag made it, so it counted, and removed, other runs' containers on a shared engine.)"""
     out = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", f"ancestor={image}"],
+        ["docker", "ps", "-aq", "--filter", f"label=arena.instance={instance}"],
         capture_output=True,
         text=True,
         check=True,
@@ -225,7 +69,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _orphans(image: str) -> list[str]:
+def _orphans(instance: str) -> list[str]:
     """Containers of this run whose owning process is gone: what the reaper must remove while
     the worker runs (a live process's warm pool keeps idle containers on purpose)."""
     out = subprocess.run(
@@ -234,7 +78,7 @@ def _orphans(image: str) -> list[str]:
             "ps",
             "-a",
             "--filter",
-            f"ancestor={image}",
+            f"label=arena.instance={instance}",
             "--format",
             '{{.ID}} {{.Label "arena.sandbox.owner"}}',
         ],
@@ -251,18 +95,57 @@ def _orphans(image: str) -> list[str]:
     return orphans
 
 
+def _describe(container_ids: list[str]) -> list[str]:
+    """Each container's name, state, creation, labels, and whether its owner process runs (what
+    a failure must say to be understood)."""
+    described = []
+    for cid in container_ids:
+        done = subprocess.run(
+            [
+                "docker",
+                "inspect",
+                "--format",
+                "{{.Name}} {{.State.Status}} created={{.Created}} finished={{.State.FinishedAt}} "
+                "{{json .Config.Labels}}",
+                cid,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        text = done.stdout.strip() or f"gone ({done.stderr.strip()})"
+        labels_json = text.partition(" {")[2]
+        try:
+            labels = json.loads("{" + labels_json) if labels_json else {}
+        except ValueError:
+            labels = {}
+        owner = str(labels.get("arena.sandbox.owner", "")).rpartition(":")[2]
+        if owner.isdigit():
+            alive = _pid_alive(int(owner))
+            try:
+                command = Path(f"/proc/{owner}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                command = ""
+            text += f" owner {owner} {'runs: ' + command if alive else 'is gone'}"
+        described.append(f"{cid}: {text}")
+    return described
+
+
+def _sandbox_lines(log: Path) -> list[str]:
+    """What the worker's log says about removing, draining or reaping containers."""
+    words = ("remov", "drain", "warm pool", "orphan", "sandbox", "Timed out", "exited with")
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return [line for line in text.splitlines() if any(w in line for w in words)][-40:]
+
+
 @contextmanager
-def _own_image_tag() -> Iterator[str]:
-    """The sandbox image under a tag of this run only, so its containers are told apart from
-    other tests' (the engine is shared); the tag is removed afterwards."""
-    tag = f"agent-arena-sandbox:fault-{uuid.uuid4().hex[:10]}"
-    subprocess.run(["docker", "tag", IMAGE, tag], check=True, capture_output=True)
+def _removing_leftovers(instance: str) -> Iterator[None]:
+    """Whatever happens, remove this run's platform's containers afterwards, and only those."""
     try:
-        yield tag
+        yield
     finally:
-        for cid in _containers(tag):  # only ours: a failed run must not leak
+        for cid in _containers(instance):
             subprocess.run(["docker", "rm", "-f", cid], capture_output=True, check=False)
-        subprocess.run(["docker", "rmi", tag], capture_output=True, check=False)
 
 
 @contextmanager
@@ -300,10 +183,10 @@ def _docker_ready() -> bool:
 def test_a_ladder_survives_killed_workers(broker: str) -> None:
     require_part(_docker_ready(), f"a Docker engine with the {IMAGE} image (make image)")
     var = Path(tempfile.mkdtemp(prefix=f"arena-fault-{broker}-"))
-    with _own_image_tag() as image, _broker(broker, var) as env:
+    with _broker(broker, var) as env, _removing_leftovers(env["ARENA_INSTANCE_ID"]):
+        instance = env["ARENA_INSTANCE_ID"]
         env.update(
             ARENA_SANDBOX_BACKEND="docker",
-            ARENA_SANDBOX_IMAGE=image,
             ARENA_MATCHMAKING_INTERVAL_S="1",
             ARENA_SWEEP_INTERVAL_S="2",
             ARENA_MATCH_ORPHAN_GRACE_S="3",
@@ -311,31 +194,41 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
             ARENA_MATCH_MAX_ATTEMPTS="3",
         )
         manage(env, "migrate", "-v0")
-        _shell(env, SETUP.format(agents=AGENTS))
+        shell(env, SETUP.format(agents=AGENTS))
         worker = Worker(env, var)
         beat = worker.beat()
         worker.start()
         kills = {"child": 0, "worker": 0}
         began = time.monotonic()
         try:
+            worker.wait_ready()
             for i in range(KILLS):
-                time.sleep(KILL_EVERY_S)
+                time.sleep(KILL_EVERY_S)  # the fault schedule, not a wait for anything
                 if i % 3 == 2:
                     worker.kill_all()
                     kills["worker"] += 1
                     time.sleep(1.0)
                     worker.start()  # the operator restarts it
+                    # Kill only a worker that runs: a pool process killed before its worker is
+                    # ready makes Celery give up the whole worker, which no operator does.
+                    worker.wait_ready()
                 elif worker.kill_child(i):
                     kills["child"] += 1
-            _shell(env, STOP_LADDER)
-            deadline = time.monotonic() + SETTLE_S
-            report = json.loads(_shell(env, REPORT))
-            orphans = _orphans(image)
-            # Settled: every match ended and the reaper removed what killed children left.
-            while (report["unfinished"] or orphans) and time.monotonic() < deadline:
-                time.sleep(3)
-                report = json.loads(_shell(env, REPORT))
-                orphans = _orphans(image)
+            shell(env, STOP_LADDER)
+            state: dict[str, Any] = {}
+
+            def settled() -> bool:
+                # Every match ended and the reaper removed what killed processes left.
+                state.update(report(env), orphans=_orphans(instance))
+                return not state["unfinished"] and not state["orphans"]
+
+            with contextlib.suppress(AssertionError):  # what is left is reported below
+                wait_for(
+                    settled,
+                    timeout_s=SETTLE_S,
+                    what="every match to end and the dead processes' containers to go",
+                    every_s=3,
+                )
         finally:
             worker.stop()
             beat.terminate()
@@ -343,25 +236,31 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
         # The warm pool keeps idle containers while its worker runs: count after it stopped,
         # once the orphan sweep that every worker start runs has run (a pool child that dies
         # in the shutdown does not drain its pool; its containers are orphans from then on).
-        at_stop = len(_containers(image))
-        _shell(env, REAP)
-        left = _containers(image)
-        report.update(
+        at_stop = _containers(instance)
+        at_stop_described = _describe(at_stop)
+        shell(env, REAP)
+        left = _containers(instance)
+        orphans = state["orphans"]
+        state.update(
             broker=broker,
             kills=kills,
             orphans_while_running=len(orphans),
-            containers_at_stop=at_stop,
+            containers_at_stop=len(at_stop),
             containers_left=len(left),
             seconds=round(time.monotonic() - began),
         )
-        print("FAULT-INJECTION", json.dumps(report))
+        print("FAULT-INJECTION", json.dumps(state))
         assert kills["worker"] >= 2 and kills["child"] >= 2
-        assert report["finished_ranked"] > 0
-        assert report["unfinished"] == []
-        assert report["unrated_finished_ranked"] == []
-        assert report["rated_not_finished"] == []
-        assert report["double_rated"] == []
-        assert report["chain_errors"] == []
-        assert report["max_attempts"] <= 3
-        assert orphans == [], "the reaper left containers of dead processes"
-        assert left == [], "containers outlived the worker's shutdown"
+        assert state["finished_ranked"] > 0
+        assert state["unfinished"] == []
+        assert state["unrated_finished_ranked"] == []
+        assert state["rated_not_finished"] == []
+        assert state["double_rated"] == []
+        assert state["chain_errors"] == []
+        assert state["max_attempts"] <= 3
+        assert orphans == [], f"the reaper left containers of dead processes: {_describe(orphans)}"
+        assert left == [], (
+            "containers outlived the worker's shutdown: "
+            f"{_describe(left)}; at its stop: {at_stop_described}; the worker said: "
+            + "\n".join(_sandbox_lines(worker.log_path))
+        )

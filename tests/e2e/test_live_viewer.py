@@ -5,7 +5,6 @@ the same replay a fresh page shows. The watcher is signed out: the public view o
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +72,8 @@ def test_a_live_ranked_match_can_be_watched_to_its_end(stack: Stack, tmp_path: P
         # At the end the player follows the match to its last move.
         driver.find_element(By.CSS_SELECTOR, "[data-last]").click()
         wait_for(lambda: driver.find_element(By.ID, "match-status").text == "finished", 300)
-        time.sleep(0.5)  # the swap that said "finished" also carried the last frames
+        # The swap that said "finished" also carried the last frames; the player moves to them.
+        wait_for(lambda: position(driver)[0] == position(driver)[1], 60)
         at, total = position(driver)
         assert at == total
         assert driver.find_element(By.CSS_SELECTOR, "#match-head").get_attribute("hx-trigger") in (

@@ -134,7 +134,7 @@ def _group(pgid: int) -> set[int]:
 
 
 def _containers() -> list[dict[str, Any]]:
-    from sandbox.docker_backend import docker_client
+    from sandbox.engine import docker_client
 
     return list(docker_client().api.containers(all=True, filters={"label": "arena.sandbox"}))
 
@@ -306,7 +306,7 @@ def test_two_worker_nodes_share_a_ladder_and_finish_a_killed_nodes_match(
                 if node.proc.poll() is None:
                     node.stop(signal.SIGKILL)
             # Our own containers only: other tests on this engine carry the same label.
-            from sandbox.docker_backend import docker_client
+            from sandbox.engine import docker_client
 
             ours = a.pids | b.pids
             for container in _containers():

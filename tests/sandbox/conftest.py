@@ -13,7 +13,7 @@ from tests.conftest import require_part
 
 def docker_available() -> bool:
     """True when an engine answers and the sandbox image holds the current harness."""
-    from sandbox.docker_backend import docker_client, docker_ready
+    from sandbox.engine import docker_client, docker_ready
     from sandbox.image.build import image_is_current
 
     return docker_ready(SANDBOX_IMAGE) and image_is_current(docker_client(), SANDBOX_IMAGE)
@@ -34,7 +34,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         require_docker()
     yield request.param
     if request.param == "docker":
-        from sandbox.docker_backend import own_containers
+        from sandbox.pool import own_containers
 
         assert own_containers() == [], "a sandbox container was left behind"
 

@@ -11,10 +11,19 @@ import docker
 import pytest
 import requests
 
-import sandbox.docker_backend as docker_backend
 from games.core import InProcessAgentHandle, PlatformError, play_match
 from games.simple_card.bots import HighestBot
-from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans
+from sandbox import (
+    PROCESS_INSTANCE,
+    SandboxLimits,
+    create_handle,
+    detect_backend,
+    engine,
+    remove_orphans,
+)
+from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
+from sandbox.docker_handle import DockerAgentHandle
+from sandbox.instance import INSTANCE_LABEL
 from sandbox.seccomp import DENIED_SYSCALLS, build_profile
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
@@ -34,16 +43,16 @@ CUSTOM = SandboxLimits(
 
 
 @pytest.fixture
-def docker_handle() -> Iterator[docker_backend.DockerAgentHandle]:
+def docker_handle() -> Iterator[DockerAgentHandle]:
     require_docker()
-    handle = docker_backend.DockerAgentHandle(agent_source(PLAY_HIGHEST), name="x", limits=CUSTOM)
+    handle = DockerAgentHandle(agent_source(PLAY_HIGHEST), name="x", limits=CUSTOM)
     handle.start(game_id="simple-card", timeout_s=10)
     yield handle
     handle.close()
 
 
-def test_every_limit_reaches_the_container(docker_handle: docker_backend.DockerAgentHandle) -> None:
-    info = docker_backend.docker_client().api.inspect_container(docker_handle.container_id)
+def test_every_limit_reaches_the_container(docker_handle: DockerAgentHandle) -> None:
+    info = engine.docker_client().api.inspect_container(docker_handle.container_id)
     host, config = info["HostConfig"], info["Config"]
     mib = 1024 * 1024
     assert host["NetworkMode"] == "none"
@@ -66,12 +75,15 @@ def test_every_limit_reaches_the_container(docker_handle: docker_backend.DockerA
         "Type": "json-file",
         "Config": {"max-size": "32k", "max-file": "1"},
     }
-    assert config["Labels"][docker_backend.LABEL] == "1"
+    assert config["Labels"][LABEL] == "1"
+    # Which instance made it: in a label, and in its name for the people who list containers.
+    assert config["Labels"][INSTANCE_LABEL] == PROCESS_INSTANCE
+    assert info["Name"].startswith(f"/arena-{PROCESS_INSTANCE}-agent-")
     # No variable of the worker's environment: only what the image declares.
     assert all(v.split("=")[0] in {"PATH", "HOSTNAME"} for v in config["Env"] or [])
 
 
-def test_the_limits_hold_inside(docker_handle: docker_backend.DockerAgentHandle) -> None:
+def test_the_limits_hold_inside(docker_handle: DockerAgentHandle) -> None:
     # The kernel's view from inside, read by the agent's own process.
     probe = agent_source(
         """
@@ -120,7 +132,7 @@ def test_an_engine_that_is_gone_is_a_platform_error(monkeypatch: pytest.MonkeyPa
     gone = docker.DockerClient(
         base_url="unix:///nonexistent/docker.sock", version="1.41", timeout=2
     )
-    monkeypatch.setattr(docker_backend, "_client", gone)
+    monkeypatch.setattr(engine.current(), "_client", gone)
     handle = create_handle(agent_source(PLAY_HIGHEST), name="x", backend="docker")
     with pytest.raises(PlatformError, match="could not create"):
         handle.start(game_id="simple-card", timeout_s=10)
@@ -135,36 +147,46 @@ def test_detect_backend_finds_docker_with_the_image() -> None:
     assert detect_backend(SandboxLimits(image="agent-arena-sandbox:does-not-exist")) == "process"
 
 
-def test_remove_orphans_removes_labelled_leftovers_only() -> None:
+def test_remove_orphans_removes_this_instances_leftovers_only() -> None:
     require_docker()
-    api = docker_backend.docker_client().api
+    api = engine.docker_client().api
     image = SandboxLimits().image
     expired = {
-        docker_backend.LABEL: "1",
-        docker_backend.OWNER_LABEL: "elsewhere:1",
-        docker_backend.EXPIRES_LABEL: str(int(time.time()) - 1),
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: "elsewhere:1",
+        EXPIRES_LABEL: str(int(time.time()) - 1),
     }
     live = {
-        docker_backend.LABEL: "1",
-        docker_backend.OWNER_LABEL: docker_backend._owner(),
-        docker_backend.EXPIRES_LABEL: str(int(time.time()) + 3600),
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + 3600),
     }
+    # Expired, its owner gone: an orphan, but another instance's, so not this one's to remove.
+    others = {**expired, INSTANCE_LABEL: f"{PROCESS_INSTANCE}-other"}
+    # Made before containers carried an instance: only an operator's command removes those.
+    old = {key: value for key, value in expired.items() if key != INSTANCE_LABEL}
     created = []
     try:
-        for labels in (expired, live):
+        for labels in (expired, live, others, old):
             cid = api.create_container(image, command=["sleep", "60"], labels=labels)["Id"]
             api.start(cid)
             created.append(cid)
         unlabelled = api.create_container(image, command=["sleep", "60"])["Id"]
         created.append(unlabelled)
-        assert remove_orphans() == 1
+        remove_orphans()
         remaining = {c["Id"] for c in api.containers(all=True)}
         assert created[0] not in remaining  # expired
         assert created[1] in remaining  # its worker (this process) is alive
-        assert unlabelled in remaining  # not ours
+        assert created[2] in remaining  # another instance's
+        assert created[3] in remaining  # no instance: older than instances
+        assert unlabelled in remaining  # not a sandbox
+        assert remove_orphans(instance=f"{PROCESS_INSTANCE}-other") == 1
+        assert created[2] not in {c["Id"] for c in api.containers(all=True)}
     finally:
         for cid in created:
-            with contextlib.suppress(docker.errors.NotFound):
+            with contextlib.suppress(docker.errors.APIError):  # gone, or going
                 api.remove_container(cid, force=True)
 
 
@@ -174,8 +196,14 @@ def test_a_removal_the_engine_refuses_for_a_moment_is_tried_again(
     """``remove(force=True)`` racing the container's own exit gets a 409 from the engine; the
     container must still go (it was left behind, exited, on a busy CI host)."""
     require_docker()
-    api = docker_backend.docker_client().api
-    labels = {docker_backend.LABEL: "1", docker_backend.OWNER_LABEL: docker_backend._owner()}
+    api = engine.docker_client().api
+    # A container of this process's instance, alive and not expired: no sweep's to remove.
+    labels = {
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + 3600),
+    }
     cid = api.create_container(SandboxLimits().image, command=["true"], labels=labels)["Id"]
     api.start(cid)
     real_remove = api.remove_container
@@ -195,9 +223,9 @@ def test_a_removal_the_engine_refuses_for_a_moment_is_tried_again(
         real_remove(container, **kwargs)
 
     monkeypatch.setattr(api, "remove_container", refuse_once)
-    monkeypatch.setattr(docker_backend, "REMOVE_RETRY_PAUSES_S", (0.05,))
+    monkeypatch.setattr(engine, "REMOVE_RETRY_PAUSES_S", (0.05,))
     try:
-        docker_backend._remove_container(cid)
+        engine.current().remove_now(cid)
         assert refusals == [cid]
         assert not api.containers(all=True, filters={"id": cid})
     finally:

@@ -22,7 +22,10 @@ import pytest
 
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
-from sandbox.docker_backend import LABEL, OWNER_LABEL, _owner, docker_client, own_containers
+from sandbox.container_config import LABEL, OWNER_LABEL, owner
+from sandbox.engine import docker_client
+from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
+from sandbox.pool import own_containers
 from tests.sandbox.conftest import require_docker
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
@@ -65,7 +68,12 @@ def storm() -> Iterator[dict[str, int]]:
 
     def churn() -> None:
         api = docker_client().api
-        labels = {LABEL: "1", OWNER_LABEL: _owner(), CHURN_LABEL: "1"}
+        labels = {
+            LABEL: "1",
+            INSTANCE_LABEL: PROCESS_INSTANCE,
+            OWNER_LABEL: owner(),
+            CHURN_LABEL: "1",
+        }
         while not stop.is_set():
             cid = api.create_container(image, command=["true"], labels=labels)["Id"]
             try:

@@ -104,7 +104,7 @@ def _open_fds() -> int:
     of up to 10 connections: idle connections that say nothing about a leak. Closing them first
     (the client opens new ones when next used) leaves only what the sandbox itself holds open.
     """
-    from sandbox.docker_backend import docker_client, wait_for_removals
+    from sandbox.engine import docker_client, wait_for_removals
 
     wait_for_removals()
     docker_client().api.close()
@@ -136,7 +136,7 @@ def docker_results() -> dict[str, Any]:
     finally:
         os.environ.pop("ARENA_HOSTILE_SECRET", None)
         drain_warm_pool()
-    from sandbox.docker_backend import own_containers
+    from sandbox.pool import own_containers
 
     left = own_containers()
     return {"records": records, "fds": (fds_before, fds_after), "left": left}

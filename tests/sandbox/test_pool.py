@@ -7,13 +7,18 @@ from collections.abc import Iterator
 import pytest
 
 from games.core import play_match
-from sandbox import SandboxLimits, create_handle, drain_warm_pool, pool, start_warm_pool
-from sandbox.docker_backend import (
-    POOL_LABEL,
-    docker_client,
-    own_containers,
-    wait_for_removals,
+from sandbox import (
+    PROCESS_INSTANCE,
+    SandboxLimits,
+    create_handle,
+    drain_warm_pool,
+    pool,
+    start_warm_pool,
 )
+from sandbox.container_config import POOL_LABEL
+from sandbox.engine import docker_client, wait_for_removals
+from sandbox.instance import INSTANCE_LABEL
+from sandbox.pool import own_containers
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
 pytestmark = pytest.mark.docker
@@ -42,8 +47,10 @@ def test_a_match_takes_pooled_containers_and_removes_them(warm: pool.WarmPool) -
         for i in (0, 1)
     ]
     assert set(_ids(handles)) == idle  # both came ready from the pool
-    labels = docker_client().api.inspect_container(handles[0].container_id)["Config"]["Labels"]
-    assert labels[POOL_LABEL] == "1"
+    info = docker_client().api.inspect_container(handles[0].container_id)
+    assert info["Config"]["Labels"][POOL_LABEL] == "1"
+    assert info["Config"]["Labels"][INSTANCE_LABEL] == PROCESS_INSTANCE
+    assert info["Name"].startswith(f"/arena-{PROCESS_INSTANCE}-pool-")
     record = play_match("simple-card", handles, seed=3)
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
     assert record.seats[0].name == "s0"
@@ -86,6 +93,23 @@ def test_other_container_limits_get_a_fresh_container(warm: pool.WarmPool) -> No
         assert unfrozen.freeze_method is None
     finally:
         unfrozen.close()
+
+
+def test_another_instance_never_gets_a_pooled_container(warm: pool.WarmPool) -> None:
+    idle = warm.idle_ids
+    other = f"{PROCESS_INSTANCE}-other"
+    handle = create_handle(
+        agent_source(PLAY_HIGHEST), name="other", limits=SandboxLimits(), instance=other
+    )
+    try:
+        assert handle.container_id is None  # this pool serves its own instance only
+        handle.start(game_id="simple-card", timeout_s=10)
+        assert handle.container_id not in idle
+        labels = docker_client().api.inspect_container(handle.container_id)["Config"]["Labels"]
+        assert labels[INSTANCE_LABEL] == other
+    finally:
+        handle.close()
+    assert warm.idle_ids == idle
 
 
 def test_draining_removes_every_idle_container(warm: pool.WarmPool) -> None:

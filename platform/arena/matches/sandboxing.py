@@ -12,6 +12,10 @@ worker process shuts down. A process without a pool (eager tasks, ``manage.py`` 
 each container when its match needs it. Waiting agents
 are frozen through the cgroup freezer where the worker can write it (``ARENA_SANDBOX_FREEZE``,
 ``ARENA_SANDBOX_CGROUP_ROOT``), else ``docker pause``.
+
+Every container carries this deployment's ``ARENA_INSTANCE_ID`` (a label and its name), and the
+reaper, the orphan sweep and the pool drain touch this instance's containers only: another
+deployment on the same Docker engine (a second ``make run``, the tests, staging) keeps its own.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
 from sandbox import (
     SandboxLimits,
+    containers_by_instance,
     create_handle,
     detect_backend,
     drain_warm_pool,
     match_containers,
     remove_containers,
     remove_orphans,
+    remove_unlabelled_containers,
     start_warm_pool,
     trusted_handle,
 )
@@ -93,6 +99,7 @@ def make_handle(
         backend=sandbox_backend(),
         limits=sandbox_limits(freeze_idle=freeze_idle),
         match=None if match_id is None else str(match_id),
+        instance=settings.ARENA_INSTANCE_ID,
     )
 
 
@@ -108,7 +115,7 @@ def start_pool() -> None:
     try:
         if sandbox_backend() != "docker":
             return
-        start_warm_pool(sandbox_limits(), size)
+        start_warm_pool(sandbox_limits(), size, instance=settings.ARENA_INSTANCE_ID)
     except Exception:  # a pool is an optimisation: log why there is none and play on
         logger.warning("the warm pool of sandboxes could not start", exc_info=True)
 
@@ -128,11 +135,13 @@ def detected_backend() -> str:
 
 
 def sandboxes_reap() -> int:
-    """The periodic reaper: remove the sandboxes of dead worker processes (``remove_orphans``)
-    and those of matches that are over, whoever created them (a worker that lives on but whose
-    match the sweeper ended, say); returns how many."""
+    """The periodic reaper: remove this instance's sandboxes of dead worker processes
+    (``remove_orphans``) and those of its matches that are over, whichever of its workers created
+    them (a worker that lives on but whose match the sweeper ended, say); returns how many.
+
+    Match ids are this instance's database's: another instance's containers are never listed."""
     removed = remove_orphaned_agents()
-    bound = match_containers()
+    bound = match_containers(instance=settings.ARENA_INSTANCE_ID)
     ids = {int(match) for match in bound.values() if match.isdigit()}
     if not ids:
         return removed
@@ -152,9 +161,32 @@ def sandboxes_reap() -> int:
 
 
 def remove_orphaned_agents() -> int:
-    """Remove sandboxes a dead worker left behind; returns how many."""
+    """Remove this instance's sandboxes a dead worker left behind; returns how many."""
     try:
-        return int(remove_orphans() or 0)
+        return int(remove_orphans(instance=settings.ARENA_INSTANCE_ID) or 0)
     except Exception:  # no engine: nothing can be orphaned there; say so and go on
         logger.info("no orphaned sandboxes removed (no Docker engine answered)", exc_info=True)
         return 0
+
+
+def sandboxes_by_instance() -> dict[str, int]:
+    """How many sandbox containers each instance has on this Docker engine (``""``: containers
+    made before instances existed), for the operator's ``manage.py arena_sandboxes``."""
+    return {instance: len(ids) for instance, ids in sorted(containers_by_instance().items())}
+
+
+def sandboxes_remove_instance(*, instance: str) -> int:
+    """Remove every sandbox container of another instance (one retired for good, or a test run
+    that was killed); returns how many. Refuses this instance's own: its reaper removes them."""
+    if instance == settings.ARENA_INSTANCE_ID:
+        raise ValueError(
+            f"{instance} is this deployment's own instance: its reaper removes its containers "
+            "(stop its workers first; a restarted worker sweeps what the stopped ones left)"
+        )
+    return remove_containers(containers_by_instance().get(instance, []))
+
+
+def sandboxes_remove_unlabelled() -> int:
+    """Remove the sandbox containers made before instances existed; returns how many. An
+    operator's decision: a deployment of that older version still running would lose its agents."""
+    return int(remove_unlabelled_containers())

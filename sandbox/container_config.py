@@ -1,0 +1,113 @@
+"""What a sandbox container is made of: ``SandboxLimits`` and an instance turned into the engine's
+container configuration, its labels and its name.
+
+Every limit comes from ``SandboxLimits``: no network, read-only root, a ``noexec,nosuid,nodev``
+tmpfs at /tmp, uid 65534, no capabilities, ``no-new-privileges``, the seccomp profile of
+``sandbox/seccomp.py``, memory without swap, one CPU, a pids limit, nofile/fsize/core ulimits, an
+init process, private IPC, a capped log and an empty environment. The labels say which instance
+made the container (``sandbox/instance.py``), which process (host name and pid) and until when it
+may live; the reaper (``sandbox/reaper.py``) selects on them.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+from typing import Any
+
+import docker.types
+
+from sandbox.instance import INSTANCE_LABEL, checked_instance, match_name_prefix, name_prefix
+from sandbox.limits import SandboxLimits
+from sandbox.seccomp import profile_json
+
+#: Every sandbox container carries this label; the reaper selects on it.
+LABEL = "arena.sandbox"
+#: Which worker (host name and pid) created the container.
+OWNER_LABEL = "arena.sandbox.owner"
+#: Unix time after which the container is an orphan whatever its owner says.
+EXPIRES_LABEL = "arena.sandbox.expires"
+#: ``1`` on containers started ahead of demand by the warm pool (``sandbox/pool.py``): idle ones
+#: belong to their owner's pool until it drains them; once taken they serve one agent and go.
+POOL_LABEL = "arena.sandbox.pool"
+
+#: The command the image runs (the harness, ``sandbox/harness.py``).
+HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
+
+
+def owner() -> str:
+    """This process, as the owner label names it: ``<host name>:<pid>``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def container_labels(*, instance: str, limits: SandboxLimits, pool: bool) -> dict[str, str]:
+    """The labels of a new container of ``instance`` made by this process."""
+    labels = {
+        LABEL: "1",
+        INSTANCE_LABEL: checked_instance(instance),
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + limits.max_lifetime_s),
+    }
+    if pool:
+        labels[POOL_LABEL] = "1"
+    return labels
+
+
+def container_name(*, instance: str, pool: bool) -> str:
+    """A new container's name, for people and for the instance: ``arena-<instance>-pool-…`` or
+    ``arena-<instance>-agent-…``."""
+    return f"{name_prefix(instance)}{'pool' if pool else 'agent'}-{secrets.token_hex(6)}"
+
+
+def match_container_name(*, instance: str, match: str, container_id: str) -> str:
+    """The name of a container once bound to a match:
+    ``arena-<instance>-match-<match>-<container id[:12]>`` (``reaper.match_containers`` reads
+    it back)."""
+    return f"{match_name_prefix(instance)}{match}-{container_id[:12]}"
+
+
+def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) -> dict[str, Any]:
+    """Keyword arguments of ``APIClient.create_container`` (``api``): every limit, in one place."""
+    mib = 1024 * 1024
+    host_config = api.create_host_config(
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmpfs_size_mb}m,mode=1777"},  # noqa: S108 - the container's own tmpfs
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges:true", f"seccomp={profile_json()}"],
+        mem_limit=limits.mem_limit_mb * mib,
+        memswap_limit=limits.mem_limit_mb * mib,
+        mem_swappiness=0,
+        nano_cpus=int(limits.cpus * 1e9),
+        pids_limit=limits.pids_limit,
+        ulimits=[
+            docker.types.Ulimit(name="nofile", soft=limits.nofile_limit, hard=limits.nofile_limit),
+            docker.types.Ulimit(
+                name="fsize", soft=limits.fsize_limit_mb * mib, hard=limits.fsize_limit_mb * mib
+            ),
+            docker.types.Ulimit(name="core", soft=0, hard=0),
+        ],
+        init=True,
+        ipc_mode="private",
+        shm_size=limits.shm_size_mb * mib,
+        log_config=docker.types.LogConfig(
+            type="json-file", config={"max-size": f"{limits.log_max_size_kb}k", "max-file": "1"}
+        ),
+        # When the host runs short of memory, the kernel should pick an agent, not the worker.
+        oom_score_adj=1000,
+        runtime=limits.runtime,
+    )
+    return {
+        "image": limits.image,
+        "command": HARNESS_COMMAND,
+        "user": limits.user,
+        "working_dir": "/tmp",  # noqa: S108 - the container's own tmpfs
+        "environment": [],
+        "stdin_open": True,
+        "tty": False,
+        "network_disabled": True,
+        "labels": labels,
+        "host_config": host_config,
+    }

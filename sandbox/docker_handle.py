@@ -1,0 +1,464 @@
+"""The ``docker`` backend's agent handle: one hardened container per agent per match.
+
+The container (configured by ``sandbox/container_config.py``) runs the harness for the whole
+match; the controller talks to it over the attach socket (stdin in, multiplexed stdout/stderr
+out). Between its turns the agent is frozen: its cgroup freezer written directly when this process
+can reach it (``sandbox/freezer.py``, about 0.1 ms), else ``docker pause`` (about 10 ms, and
+seconds on a busy daemon). After a call the freeze is requested at once but confirmed lazily,
+before this thread lets any other agent run (``confirm_freezes``), so the kernel's freezing
+overlaps the referee's own work instead of lengthening every call. Containers may come
+ready-started from the warm pool (``sandbox/pool.py``): same configuration, the harness idle with
+no agent code. A closed agent's container is removed in the background (``sandbox/engine.py``).
+
+Failures of the engine itself (gone, image missing) raise ``PlatformError`` and never count
+against an agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import struct
+import threading
+import time
+from typing import Any
+
+import docker.errors
+import requests.exceptions
+
+from games.core.errors import PlatformError
+from sandbox import engine
+from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
+from sandbox.container_config import (
+    container_config,
+    container_labels,
+    container_name,
+    match_container_name,
+)
+from sandbox.engine import ENGINE_ERRORS
+from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
+from sandbox.instance import PROCESS_INSTANCE, checked_instance
+from sandbox.limits import SandboxLimits
+
+#: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
+FREEZE_ATTEMPTS = 5
+
+logger = logging.getLogger(__name__)
+
+
+#: Per thread, the agents whose freeze was requested after a call and not yet confirmed by the
+#: kernel (``DockerAgentHandle._freeze_later``). The referee plays a match in one thread and
+#: thaws every agent of that match there, so checking this list before each thaw guarantees that
+#: no waiting agent runs while another agent's call does.
+_unconfirmed = threading.local()
+
+
+def _awaiting_confirmation() -> list[DockerAgentHandle]:
+    handles: list[DockerAgentHandle] | None = getattr(_unconfirmed, "handles", None)
+    if handles is None:
+        handles = _unconfirmed.handles = []
+    return handles
+
+
+def confirm_freezes(*, besides: DockerAgentHandle | None = None) -> None:
+    """Wait until the kernel confirms every freeze this thread requested after a call.
+
+    ``besides`` (an agent about to be thawed or closed) is taken off the list unconfirmed.
+    Called before any agent is thawed and when one is closed; a freeze not confirmed within
+    ``FREEZE_CONFIRM_S`` is counted and logged, as a synchronous one is.
+    """
+    handles = _awaiting_confirmation()
+    while handles:
+        handle = handles.pop()
+        if handle is not besides:
+            handle._confirm_freeze()
+
+
+class DockerAgentHandle(HarnessHandle):
+    """One agent in one hardened container for one match."""
+
+    backend = "docker"
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        name: str,
+        limits: SandboxLimits | None = None,
+        instance: str = PROCESS_INSTANCE,
+    ) -> None:
+        super().__init__(source, name=name, limits=limits)
+        #: The platform instance the container belongs to (its label and name carry it).
+        self.instance = checked_instance(instance)
+        self._container_id: str | None = None
+        #: The match this agent plays, when the caller says (the container is named after it).
+        self.match: str | None = None
+        self._response: Any = None
+        self._socket: socket.socket | None = None
+        self._frames = bytearray()
+        self._stderr = bytearray()
+        self._frozen = False
+        self._killed = False
+        self._freezer: CgroupFreezer | None = None
+        #: When the container was started (time.time()); the warm pool retires old ones.
+        self.started_at = 0.0
+        #: How many times the idle agent could not be frozen (it then waited unfrozen, or the
+        #: kernel did not confirm every task frozen in time).
+        self.freeze_failures = 0
+
+    @property
+    def container_id(self) -> str | None:
+        """The container's id once started (for logs and tests)."""
+        return self._container_id
+
+    # --- launching ----------------------------------------------------------------------------
+
+    def _launch(self) -> None:
+        if self._container_id is None:  # else a warm-pool container, its idle harness running
+            self.launch_container()
+        if self.match is not None and self._container_id is not None:
+            # A label cannot be added once a warm-pool container exists: the name says it.
+            name = match_container_name(
+                instance=self.instance, match=self.match, container_id=self._container_id
+            )
+            engine.current().rename_later(self._container_id, name)
+
+    def launch_container(self, *, pool: bool = False) -> None:
+        """Create, attach and start the container, and find its freezer (no agent code yet)."""
+        client = engine.current().client()
+        labels = container_labels(instance=self.instance, limits=self.limits, pool=pool)
+        name = container_name(instance=self.instance, pool=pool)
+        try:
+            created = client.api.create_container(
+                **container_config(client.api, self.limits, labels), name=name
+            )
+        except docker.errors.ImageNotFound as exc:
+            raise PlatformError(
+                f"the sandbox image {self.limits.image} is missing: run `make image`"
+            ) from exc
+        except ENGINE_ERRORS as exc:
+            raise platform_failure("create the agent's container", exc) from exc
+        self._container_id = created["Id"]
+        try:
+            # Attach before start so not a byte of output is missed.
+            raw = client.api.attach_socket(
+                self._container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
+            self._response = raw
+            self._socket = raw._sock if hasattr(raw, "_sock") else raw
+            client.api.start(self._container_id)
+            self.started_at = time.time()
+            self._find_freezer()
+        except ENGINE_ERRORS as exc:
+            self._release()
+            raise platform_failure("start the agent's container", exc) from exc
+
+    def prepare(self, timeout_s: float) -> None:
+        """For the warm pool: start the container and wait until its harness answers a ping."""
+        self.launch_container(pool=True)
+        try:
+            self._ping(timeout_s)
+        except BaseException:
+            self._release()
+            raise
+
+    def answers_ping(self, timeout_s: float) -> bool:
+        """True when the idle harness answers a ping within ``timeout_s`` (about 0.3 ms): the
+        warm pool's check before it hands a container to an agent."""
+        try:
+            self._ping(timeout_s)
+        except PlatformError:
+            return False
+        return True
+
+    def adopt(self, source: str, *, name: str, limits: SandboxLimits) -> None:
+        """Give a prepared pool container its one agent (before ``start``)."""
+        self.source = source
+        self._name = name
+        self.limits = limits
+        self.freeze_method = self._method() if limits.freeze_idle else None
+
+    def is_alive(self) -> bool:
+        """True while the idle harness's channel is open (a cheap check, no daemon call)."""
+        sock = self._socket
+        if sock is None or self._container_id is None:
+            return False
+        try:
+            sock.setblocking(False)
+            try:
+                data = sock.recv(1, socket.MSG_PEEK)
+            finally:
+                sock.setblocking(True)
+        except BlockingIOError:
+            return True  # nothing to read: open and quiet, as an idle harness is
+        except OSError:
+            return False
+        # An idle harness says nothing: bytes (or the end of the stream, b"") mean it is not idle.
+        del data
+        return False
+
+    def _find_freezer(self) -> None:
+        if self.limits.freeze_method != "auto" or self._container_id is None:
+            self.freeze_method = self._method()
+            return
+        # Docker's two usual layouts first; the container's own pid and cgroup parent (one more
+        # call to the engine) only when neither is there.
+        root = self.limits.cgroup_root
+        self._freezer = find_cgroup_freezer(self._container_id, pid=None, root=root)
+        if self._freezer is None:
+            try:
+                info = engine.current().client().api.inspect_container(self._container_id)
+            except ENGINE_ERRORS:
+                info = {}
+            self._freezer = find_cgroup_freezer(
+                self._container_id,
+                pid=(info.get("State") or {}).get("Pid"),
+                cgroup_parent=(info.get("HostConfig") or {}).get("CgroupParent") or "",
+                root=root,
+            )
+        self.freeze_method = self._method()
+
+    def _method(self) -> str | None:
+        if not self.limits.freeze_idle:
+            return None
+        return self._freezer.method if self._freezer is not None else "pause"
+
+    # --- the channel --------------------------------------------------------------------------
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        if self._socket is None:
+            raise ChannelClosed()
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        self._socket.settimeout(remaining)
+        try:
+            self._socket.sendall(data)
+        except TimeoutError:
+            raise ChannelTimeout() from None
+        except OSError:
+            raise ChannelClosed() from None
+
+    def _receive(self, deadline: float) -> bytes:
+        """Demultiplex the attach stream: 8-byte headers (stream, size), stdout frames kept."""
+        while True:
+            payload = self._next_stdout_frame()
+            if payload is not None:
+                return payload
+            chunk = self._read_socket(deadline)
+            if not chunk:
+                return b""
+            self._frames += chunk
+
+    def _next_stdout_frame(self) -> bytes | None:
+        while len(self._frames) >= 8:
+            stream, size = struct.unpack(">BxxxL", self._frames[:8])
+            if len(self._frames) < 8 + size:
+                # A partial frame: hand over what there is of a stdout frame so a reply larger
+                # than the cap is noticed before it is all buffered.
+                if stream == 1 and len(self._frames) > 8:
+                    part = bytes(self._frames[8:])
+                    self._frames = bytearray(self._frames[:8])
+                    self._frames[4:8] = struct.pack(">L", size - len(part))
+                    return part
+                return None
+            payload = bytes(self._frames[8 : 8 + size])
+            del self._frames[: 8 + size]
+            if stream == 1:
+                return payload
+            if len(self._stderr) < 16 * 1024:
+                self._stderr += payload[: 16 * 1024]
+        return None
+
+    def _read_socket(self, deadline: float) -> bytes:
+        sock = self._socket
+        if sock is None:
+            return b""
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise ChannelTimeout()
+        sock.settimeout(remaining)
+        try:
+            return sock.recv(1 << 16)
+        except TimeoutError:
+            raise ChannelTimeout() from None
+        except OSError:
+            return b""
+
+    # --- freezing, killing, cleaning ----------------------------------------------------------
+
+    def _freeze(self) -> None:
+        if not self.limits.freeze_idle or self._frozen or self._container_id is None:
+            return
+        if self._freezer is not None:
+            self._frozen = True
+            if not self._freezer.request_freeze():
+                self._not_frozen()
+            else:
+                self._confirm_freeze()
+            return
+        api = engine.current().client().api
+        for attempt in range(FREEZE_ATTEMPTS):
+            try:
+                api.pause(self._container_id)
+            except docker.errors.APIError as exc:
+                # runc gives up ("unable to freeze") when the container's tasks cannot reach the
+                # freezer in time: a CPU-starved host or a process storm; and a failed attempt
+                # can still leave the container paused. Believe the container's state, try
+                # again, and if it keeps failing let this one wait unfrozen rather than charge
+                # anyone for it.
+                if "freeze" not in str(exc) and "paused" not in str(exc):
+                    raise platform_failure("freeze the idle agent", exc) from exc
+                if self._is_paused():
+                    self._frozen = True
+                    return
+                time.sleep(0.02 * (attempt + 1))
+            except ENGINE_ERRORS as exc:
+                raise platform_failure("freeze the idle agent", exc) from exc
+            else:
+                self._frozen = True
+                return
+        self.freeze_failures += 1
+        logger.warning("could not freeze container %s; it waits unfrozen", self._container_id)
+
+    def _freeze_later(self) -> None:
+        # The agent has answered; from here on only the referee's own work runs until the next
+        # call, which confirms this freeze before it thaws anyone (``confirm_freezes``). The
+        # kernel stops the tasks within microseconds meanwhile, on the referee's time, not the
+        # next agent's. ``docker pause`` confirms by itself: nothing to defer there.
+        if self._freezer is None or self._frozen or not self.limits.freeze_idle:
+            self._freeze()
+            return
+        self._frozen = True
+        if self._freezer.request_freeze():
+            _awaiting_confirmation().append(self)
+        else:
+            self._not_frozen()
+
+    def _confirm_freeze(self) -> None:
+        if self._freezer is not None and not self._freezer.confirm_frozen():
+            self._not_frozen()
+
+    def _not_frozen(self) -> None:
+        # Still frozen as far as the kernel could (the request stands); counted so the log and
+        # the bench can tell.
+        self.freeze_failures += 1
+        logger.warning("container %s was not confirmed frozen", self._container_id)
+
+    def _forget_freeze_request(self) -> None:
+        handles = _awaiting_confirmation()
+        if self in handles:
+            handles.remove(self)
+
+    def _thaw(self) -> None:
+        # Every other agent this thread froze must be frozen before this one runs.
+        confirm_freezes(besides=self)
+        if self._container_id is None or not (self._frozen or self.freeze_failures):
+            return
+        if self._freezer is not None:
+            try:
+                self._freezer.thaw()
+            except OSError as exc:
+                raise platform_failure("unfreeze the agent (cgroup freezer)", exc) from exc
+            self._frozen = False
+            return
+        try:
+            engine.current().client().api.unpause(self._container_id)
+        except docker.errors.APIError as exc:
+            # "is not paused": already running, which is all we want (a failed freeze).
+            if "not paused" not in str(exc):
+                raise platform_failure("unfreeze the agent", exc) from exc
+        except ENGINE_ERRORS as exc:
+            raise platform_failure("unfreeze the agent", exc) from exc
+        self._frozen = False
+
+    def _is_paused(self) -> bool:
+        try:
+            state = engine.current().client().api.inspect_container(self._container_id)["State"]
+        except ENGINE_ERRORS as exc:
+            raise platform_failure("read the agent's container state", exc) from exc
+        return bool(state.get("Paused"))
+
+    def _close_socket(self) -> None:
+        # Closed before any kill: a container flooding a socket nobody reads can hang the kill.
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                self._socket.close()
+            self._socket = None
+        if self._response is not None:
+            with contextlib.suppress(Exception):
+                self._response.close()
+            self._response = None
+
+    def _kill(self) -> None:
+        self._forget_freeze_request()  # a killed agent's cgroup may vanish before a confirmation
+        self._close_socket()
+        if self._container_id is None:
+            return
+        self._killed = True
+        with contextlib.suppress(*ENGINE_ERRORS):
+            engine.current().client().api.kill(self._container_id)
+
+    def _exit_description(self) -> str:
+        if self._container_id is None:
+            return "its container never started"
+        api = engine.current().client().api
+        try:
+            result = api.wait(self._container_id, timeout=5)
+            state = api.inspect_container(self._container_id)["State"]
+        except requests.exceptions.ConnectionError as exc:
+            raise platform_failure("inspect the agent's container", exc) from exc
+        except ENGINE_ERRORS:
+            return "its container ended (its state could not be read)"
+        code = int(state.get("ExitCode", result.get("StatusCode", -1)))
+        if state.get("OOMKilled"):
+            how = f"it ran out of memory (the limit is {self.limits.mem_limit_mb} MB)"
+        elif code > 128:
+            try:
+                name = signal.Signals(code - 128).name
+            except ValueError:
+                name = f"signal {code - 128}"
+            how = f"it was killed by {name}"
+        else:
+            how = f"it exited with code {code}"
+        tail = self._stderr.decode("utf-8", errors="replace").strip()[-2000:]
+        return how + (f"; it wrote: {tail}" if tail else "")
+
+    def _release(self) -> None:
+        confirm_freezes(besides=self)
+        self._close_socket()
+        # The channel is closed: the harness reads the end of its input and exits, ending the
+        # container, as soon as it may run. Its match is over (``close`` comes after the last
+        # call), so a frozen agent is thawed for that moment; it can no longer talk to anyone.
+        # Behind ``docker pause`` it stays paused and the engine kills it.
+        exits = not self._killed
+        if self._freezer is not None:
+            if self._frozen:
+                try:
+                    self._freezer.thaw()
+                except OSError:
+                    exits = False
+            self._freezer.close()
+            self._freezer = None
+        elif self._frozen:
+            exits = False
+        if self._container_id is None:
+            return
+        # The container goes in the background (``engine.wait_for_removals`` waits for it).
+        engine.current().remove_later(self._container_id, exits=exits)
+        self._container_id = None
+        self._frozen = False
+
+
+def _forget_freezes_in_child() -> None:
+    # A forked child must not believe the parent's freezes awaiting confirmation are its own.
+    global _unconfirmed
+    _unconfirmed = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_freezes_in_child)
