@@ -39,6 +39,7 @@ import requests.exceptions
 
 from games.core.errors import PlatformError
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
+from sandbox import observe
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from sandbox.limits import SandboxLimits
 from sandbox.seccomp import profile_json
@@ -376,6 +377,7 @@ class DockerAgentHandle(HarnessHandle):
         }
         if pool:
             labels[POOL_LABEL] = "1"
+        launch_began = time.perf_counter()
         try:
             created = client.api.create_container(**container_config(self.limits, labels))
         except docker.errors.ImageNotFound as exc:
@@ -394,6 +396,7 @@ class DockerAgentHandle(HarnessHandle):
             self._socket = raw._sock if hasattr(raw, "_sock") else raw
             client.api.start(self._container_id)
             self.started_at = time.time()
+            observe.container_started(time.perf_counter() - launch_began, pool=pool)
             self._find_freezer()
         except _ENGINE_ERRORS as exc:
             self._release()

@@ -26,6 +26,7 @@ import time
 from collections import deque
 
 from games.core.errors import PlatformError
+from sandbox import observe
 from sandbox.docker_backend import DockerAgentHandle, wait_for_removals
 from sandbox.limits import SandboxLimits
 
@@ -150,6 +151,7 @@ class WarmPool:
                 self.missed += 1
             else:
                 self.taken += 1
+        observe.pool_taken(hit=chosen is not None)
         if chosen is not None:
             chosen.adopt(source, name=name, limits=limits)
         return chosen

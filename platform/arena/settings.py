@@ -376,3 +376,22 @@ AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
 #: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
 ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
+
+# --- Operating it (docs/operations.md) ---------------------------------------------------------
+INSTALLED_APPS.append("arena.ops")
+#: Where this host's processes write their Prometheus metrics (one file per process).
+ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", VAR_DIR / "metrics"))
+#: /metrics answers a request carrying ``Authorization: Bearer <this>``; empty: no token works.
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+#: /metrics also answers these client addresses without a token (Prometheus on a private network).
+ARENA_METRICS_ALLOWED_IPS = env_list("ARENA_METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+#: A worker serves its host's metrics on this port too (0: off), for hosts without the web.
+ARENA_METRICS_PORT = int(os.environ.get("ARENA_METRICS_PORT", "0"))
+#: How often each worker writes its heartbeat (queues it consumes, matches it runs).
+ARENA_WORKER_HEARTBEAT_S = float(os.environ.get("ARENA_WORKER_HEARTBEAT_S", "5"))
+#: /readyz wants, for every queue, a worker whose heartbeat is younger than this.
+ARENA_READY_WORKER_MAX_AGE_S = float(os.environ.get("ARENA_READY_WORKER_MAX_AGE_S", "30"))
+#: Each probe of /readyz and /metrics (database, broker) gives up after this long.
+ARENA_PROBE_TIMEOUT_S = float(os.environ.get("ARENA_PROBE_TIMEOUT_S", "1"))
+# Probes answer over plain http inside the private network (compose's healthchecks, Prometheus).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]

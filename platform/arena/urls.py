@@ -13,5 +13,7 @@ urlpatterns = [
     path("accounts/", include("arena.accounts.urls")),
     path("submissions/", include("arena.submissions.urls")),
     path("matches/", include("arena.matches.urls")),
+    # /healthz, /readyz, /metrics and the operator's page /ops/ (docs/operations.md).
+    path("", include("arena.ops.urls")),
     path("", include("arena.catalog.urls")),
 ]

@@ -4,11 +4,13 @@ workflows' business, ``arena.workflows.matches``)."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena import metrics
 from arena.matches import sandboxing
 from arena.matches.eventlog import EventWriter, json_safe, text_safe
 from arena.matches.logstore import match_log_archive, match_log_delete
@@ -85,7 +87,7 @@ def match_play(*, match: Match) -> MatchRecord | str:
                     or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0
                 ),
             ),
-            on_event=writer,
+            on_event=CallMetrics(writer, game=match.game),
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
@@ -95,6 +97,26 @@ def match_play(*, match: Match) -> MatchRecord | str:
     if record.platform_error:
         return str(record.platform_error)
     return record
+
+
+class CallMetrics:
+    """Passes each log entry on to ``sink`` and counts agent calls in the metrics: the wall
+    time waited, the time charged to the agent, and the path that froze it afterwards."""
+
+    def __init__(self, sink: EventWriter, *, game: str) -> None:
+        self.sink = sink
+        self.game = game
+
+    def __call__(self, entry: dict[str, Any]) -> None:
+        self.sink(entry)
+        wall_ms, charged_ms = entry.get("wall_ms"), entry.get("elapsed_ms")
+        if isinstance(wall_ms, int | float):
+            metrics.observe(metrics.CALL_LATENCY, wall_ms / 1000, game=self.game)
+        if isinstance(charged_ms, int | float):
+            metrics.observe(metrics.CALL_CHARGED, charged_ms / 1000, game=self.game)
+        freeze = entry.get("freeze")
+        if isinstance(freeze, str) and freeze:
+            metrics.inc(metrics.FREEZES, path=freeze[:32])
 
 
 def match_platform_failure(*, match: Match, error: str) -> str:
@@ -120,6 +142,8 @@ def match_record_result(*, match: Match, record: MatchRecord) -> Match:
     # Not record.to_dict(): it deep-copies the whole log (tens of MB in poker), which the
     # events already hold. Details, states and stats can carry what an agent sent: made safe.
     for s in record.seats:
+        if s.reason and str(s.reason) != "normal":
+            metrics.inc(metrics.FORFEITS, game=match.game, reason=str(s.reason))
         score = json_safe(s.score)
         Participant.objects.filter(match=match, seat=s.seat).update(
             outcome=str(s.outcome) if s.outcome else "",

@@ -22,6 +22,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from arena import metrics
 from arena.matches.models import Match
 from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
@@ -36,9 +37,23 @@ from sandbox import (
     start_warm_pool,
     trusted_handle,
 )
+from sandbox import observe
 from sandbox import pool as warm_pool  # this process's pool
 
 logger = logging.getLogger(__name__)
+
+
+def _count_container_start(seconds: float, pool: bool) -> None:
+    metrics.observe(metrics.CONTAINER_START, seconds)
+
+
+def _count_pool_take(hit: bool) -> None:
+    metrics.inc(metrics.POOL_TAKES, result="hit" if hit else "miss")
+
+
+# The sandbox reports its container starts and warm-pool takes to the platform's metrics.
+observe.on_container_start(_count_container_start)
+observe.on_pool_take(_count_pool_take)
 
 PROCESS_WARNING = (
     "AGENTS RUN IN THE PROCESS SANDBOX: uploaded code is NOT isolated from this machine. "
