@@ -38,8 +38,8 @@ import docker.types
 import requests.exceptions
 
 from games.core.errors import PlatformError
-from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox import observe
+from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from sandbox.limits import SandboxLimits
 from sandbox.seccomp import profile_json

@@ -49,9 +49,7 @@ MATCH_BUCKETS_S = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600)
 MATCHES_STARTED = Counter(
     "arena_matches_started", "Match attempts started by a worker", ["kind", "game"]
 )
-MATCHES_FINISHED = Counter(
-    "arena_matches_finished", "Matches played to a result", ["kind", "game"]
-)
+MATCHES_FINISHED = Counter("arena_matches_finished", "Matches played to a result", ["kind", "game"])
 MATCHES_ERRORED = Counter(
     "arena_matches_errored", "Matches ended as an unrated platform error", ["kind", "game"]
 )

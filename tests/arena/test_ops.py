@@ -144,7 +144,9 @@ def test_a_played_match_moves_the_match_counters(
     submission = committed(
         lambda: submission_upload(owner=user, source=starter_source, filename="a.py")
     )
-    committed(lambda: training_request(user=user, submission_id=submission.pk, opponent="house:random"))
+    committed(
+        lambda: training_request(user=user, submission_id=submission.pk, opponent="house:random")
+    )
     after = _metrics(client)
     for name in ("arena_matches_started_total", "arena_matches_finished_total"):
         moved = _sample(after, name, kind="training", game="simple-card") - _sample(

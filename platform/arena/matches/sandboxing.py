@@ -32,12 +32,12 @@ from sandbox import (
     detect_backend,
     drain_warm_pool,
     match_containers,
+    observe,
     remove_containers,
     remove_orphans,
     start_warm_pool,
     trusted_handle,
 )
-from sandbox import observe
 from sandbox import pool as warm_pool  # this process's pool
 
 logger = logging.getLogger(__name__)

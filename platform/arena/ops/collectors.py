@@ -32,7 +32,8 @@ class PlatformCollector(Collector):
             up.add_metric([part], 1.0 if ok else 0.0)
         yield up
         workers = GaugeMetricFamily(
-            "arena_workers_live", "Worker nodes with a fresh heartbeat consuming a queue",
+            "arena_workers_live",
+            "Worker nodes with a fresh heartbeat consuming a queue",
             labels=["queue"],
         )
         running = GaugeMetricFamily(

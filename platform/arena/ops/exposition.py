@@ -22,9 +22,12 @@ logger = logging.getLogger(__name__)
 def metrics_allowed(*, remote_addr: str, authorization: str) -> bool:
     """A scrape may read the metrics: from an allowed address, or with the bearer token."""
     token = settings.ARENA_METRICS_TOKEN
-    if token and authorization.startswith("Bearer "):
-        if hmac.compare_digest(authorization[len("Bearer ") :].strip(), token):
-            return True
+    if (
+        token
+        and authorization.startswith("Bearer ")
+        and hmac.compare_digest(authorization[len("Bearer ") :].strip(), token)
+    ):
+        return True
     try:
         address = ipaddress.ip_address(remote_addr)
     except ValueError:

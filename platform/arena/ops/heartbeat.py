@@ -38,8 +38,16 @@ def running_match_ids(requests: Iterable[Any]) -> list[int]:
             match_id = args[0] if args else kwargs.get("match_id")
             ids.append(int(match_id))
         except Exception:  # a malformed request never breaks the beat
-            continue
+            logger.debug("an active request without a match id", exc_info=True)
     return ids
+
+
+def _close_connection() -> None:
+    """Drop this thread's database connection (a broken one is opened afresh next beat)."""
+    try:
+        connection.close()
+    except Exception:
+        logger.debug("closing the heartbeat's connection failed", exc_info=True)
 
 
 class Heartbeat:
@@ -81,10 +89,7 @@ class Heartbeat:
             return True
         except Exception as exc:
             logger.warning("heartbeat of %s not written: %s", self.hostname, exc)
-            try:
-                connection.close()
-            except Exception:
-                pass
+            _close_connection()
             return False
 
     def _run(self) -> None:
@@ -92,10 +97,7 @@ class Heartbeat:
             self.beat()
             self._wake.wait(self.period_s)
             self._wake.clear()
-        try:
-            connection.close()
-        except Exception:
-            pass
+        _close_connection()
 
     def start(self) -> Heartbeat:
         self._thread = threading.Thread(target=self._run, name="arena-heartbeat", daemon=True)

@@ -53,7 +53,9 @@ def maintenance_record(*, task: str, counts: Mapping[str, int], error: str = "")
     if not done and not error:
         return
     try:
-        MaintenanceRun.objects.create(task=task[:32], at=timezone.now(), counts=done, error=error[:500])
+        MaintenanceRun.objects.create(
+            task=task[:32], at=timezone.now(), counts=done, error=error[:500]
+        )
         stale = MaintenanceRun.objects.order_by("-at").values_list("pk", flat=True)[
             MAINTENANCE_KEEP : MAINTENANCE_KEEP + 100
         ]

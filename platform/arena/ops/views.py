@@ -23,9 +23,7 @@ def _may_see_details(request: HttpRequest) -> bool:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated and user.is_staff:
         return True
-    return metrics_allowed(
-        remote_addr="", authorization=request.headers.get("Authorization", "")
-    )
+    return metrics_allowed(remote_addr="", authorization=request.headers.get("Authorization", ""))
 
 
 @never_cache

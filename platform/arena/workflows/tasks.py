@@ -17,7 +17,6 @@ from arena.workflows.ladder import matchmaking_run
 from arena.workflows.lifecycle import matches_sweep
 from arena.workflows.matches import match_run
 
-
 T = TypeVar("T")
 
 

@@ -4,38 +4,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='MaintenanceRun',
+            name="MaintenanceRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task', models.CharField(max_length=32)),
-                ('at', models.DateTimeField(db_index=True)),
-                ('counts', models.JSONField(default=dict)),
-                ('error', models.CharField(blank=True, max_length=500)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("task", models.CharField(max_length=32)),
+                ("at", models.DateTimeField(db_index=True)),
+                ("counts", models.JSONField(default=dict)),
+                ("error", models.CharField(blank=True, max_length=500)),
             ],
             options={
-                'ordering': ['-at'],
+                "ordering": ["-at"],
             },
         ),
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(max_length=255, unique=True)),
-                ('queues', models.JSONField(default=list)),
-                ('running_matches', models.JSONField(default=list)),
-                ('concurrency', models.PositiveIntegerField(default=0)),
-                ('pid', models.PositiveIntegerField(default=0)),
-                ('started', models.DateTimeField()),
-                ('last_seen', models.DateTimeField(db_index=True)),
-                ('stopping', models.BooleanField(default=False)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hostname", models.CharField(max_length=255, unique=True)),
+                ("queues", models.JSONField(default=list)),
+                ("running_matches", models.JSONField(default=list)),
+                ("concurrency", models.PositiveIntegerField(default=0)),
+                ("pid", models.PositiveIntegerField(default=0)),
+                ("started", models.DateTimeField()),
+                ("last_seen", models.DateTimeField(db_index=True)),
+                ("stopping", models.BooleanField(default=False)),
             ],
         ),
     ]
