@@ -25,7 +25,6 @@ import pytest
 from games.core import get_game_spec
 from tests.e2e.parts import ROOT, manage
 from tests.e2e.test_worker_nodes import (
-    AGENT,
     GAME,
     LADDER_STATE,
     PLAYERS,
@@ -44,6 +43,21 @@ pytestmark = [
     pytest.mark.redis,
     pytest.mark.postgres,
 ]
+
+#: A player slow enough to be caught mid-match (about 0.4 s a turn), with nothing slow at its
+#: start: the 10 s start budget (container, load, ``on_match_start``) must hold even on a
+#: loaded test machine, or seats forfeit whatever the restarts do.
+AGENT = """
+import time
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, round_state):
+        time.sleep(0.4)
+        return {"type": "play_card", "card": max(round_state["hand"])}
+"""
 
 #: Every seat of every finished ranked match, and the heartbeats, after the run.
 SEATS = """
