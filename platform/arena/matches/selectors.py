@@ -15,6 +15,7 @@ from arena.errors import Forbidden, NotFound
 from arena.matches import visibility
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, Participant
+from arena.submissions.models import Submission
 from arena.submissions.selectors import is_owner
 
 
@@ -112,14 +113,20 @@ def match_log(
 def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
     """The agent's latest ranked matches (all its versions), newest first, seats prefetched.
 
-    The ids come from the agent's seats (index ``participant_latest``), not from a scan of
-    every match joined to its seats: the cost follows the agent's matches, not the site's.
+    The ids come from each version's seats in turn (index ``participant_latest``: the newest
+    ``limit`` ranked seats of one submission, read backwards and stopped there), merged here:
+    the cost follows the agent's versions and ``limit``, not its matches or the site's. (One
+    query over all its versions would read and sort every seat the agent ever had.)
     """
-    ids = list(
-        Participant.objects.filter(submission__agent_id=agent_id, match__kind=Match.Kind.RANKED)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)[:limit]
-    )
+    versions = Submission.objects.filter(agent_id=agent_id).values_list("pk", flat=True)
+    newest: list[int] = []
+    for submission_id in versions:
+        newest += (
+            Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
+            .order_by("-match_id")
+            .values_list("match_id", flat=True)[:limit]
+        )
+    ids = sorted(set(newest), reverse=True)[:limit]
     seats = Participant.objects.select_related("submission__agent__owner").defer(
         "submission__source"
     )
