@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
 from arena.errors import Forbidden, NotFound
 from arena.matches import visibility
@@ -108,6 +108,16 @@ def match_log(
         selected = selected[: max(0, limit)]
     mine = owned_seats(match, user)
     return visibility.public_log(match.game, entries, mine, match.rounds or [], selected=selected)
+
+
+def latest_ranked_seats(*, submission_id: int, limit: int) -> QuerySet[Participant, int]:
+    """The match ids of one submission's newest ``limit`` ranked seats (index
+    ``participant_latest``, read backwards)."""
+    return (
+        Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[:limit]
+    )
 
 
 def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
