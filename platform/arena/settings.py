@@ -395,3 +395,9 @@ ARENA_READY_WORKER_MAX_AGE_S = float(os.environ.get("ARENA_READY_WORKER_MAX_AGE_
 ARENA_PROBE_TIMEOUT_S = float(os.environ.get("ARENA_PROBE_TIMEOUT_S", "1"))
 # Probes answer over plain http inside the private network (compose's healthchecks, Prometheus).
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+#: A lost database or broker inside a view answers a plain 503 (arena.ops.middleware).
+MIDDLEWARE.append("arena.ops.middleware.OutageMiddleware")
+#: PostgreSQL connections give up after this long (a database that does not answer fails fast).
+ARENA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("ARENA_DB_CONNECT_TIMEOUT_S", "5"))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = ARENA_DB_CONNECT_TIMEOUT_S  # type: ignore[index]
