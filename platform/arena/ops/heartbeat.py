@@ -36,7 +36,8 @@ def running_match_ids(requests: Iterable[Any]) -> list[int]:
             args = request.args or ()
             kwargs = request.kwargs or {}
             match_id = args[0] if args else kwargs.get("match_id")
-            ids.append(int(match_id))
+            if match_id is not None:
+                ids.append(int(match_id))
         except Exception:  # a malformed request never breaks the beat
             logger.debug("an active request without a match id", exc_info=True)
     return ids

@@ -20,7 +20,7 @@ class WorkerHeartbeat(models.Model):
     stopping = models.BooleanField(default=False)
 
     def __str__(self) -> str:
-        return self.hostname
+        return str(self.hostname)
 
 
 class MaintenanceRun(models.Model):

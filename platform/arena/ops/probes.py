@@ -50,7 +50,7 @@ def _db_ping() -> bool:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
+            return bool(cursor.fetchone() == (1,))
     finally:
         # This thread's connection is its own: close it so none is left behind.
         connection.close()

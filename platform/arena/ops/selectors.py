@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from arena.celery_app import worker_queues
 from arena.matches.models import Match
 from arena.ops import probes
 from arena.ops.models import MaintenanceRun, WorkerHeartbeat
@@ -69,7 +70,7 @@ def ops_overview() -> dict[str, Any]:
             "depth": None if depths is None else depths.get(queue),
             "workers": sum(1 for w in live if queue in w.queues),
         }
-        for queue in probes.worker_queues()
+        for queue in worker_queues()
     ]
     since = now - timedelta(minutes=RATE_WINDOW_MIN)
     finished = Match.objects.filter(finished__gte=since, status=Match.Status.FINISHED).count()

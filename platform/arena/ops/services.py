@@ -39,6 +39,7 @@ def heartbeat_record(
             "stopping": stopping,
         },
     )
+    assert isinstance(beat, WorkerHeartbeat)
     return beat
 
 
