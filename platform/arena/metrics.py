@@ -103,6 +103,26 @@ THROTTLED = Counter(
 )
 
 
+def prune_dead_processes(folder: str | None = None) -> int:
+    """Remove the metric files of this host's processes that are gone (their pid is in the
+    file's name); returns how many. Their counts leave the sums: Prometheus reads that as a
+    counter reset, which its ``rate()`` handles. Without this the folder grows with every
+    restarted process and every scrape reads them all."""
+    removed = 0
+    for path in Path(folder or METRICS_DIR).glob("*_*.db"):
+        pid = path.stem.rpartition("_")[2]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+            removed += 1
+        except OSError:
+            continue  # alive, someone else's
+    return removed
+
+
 def inc(counter: Counter, amount: float = 1.0, **labels: str) -> None:
     """Add to a counter; never raises."""
     try:

@@ -210,3 +210,15 @@ def test_the_dashboard_only_queries_metrics_the_platform_exports() -> None:
             assert names, f"{panel['title']}: no platform metric in {target['expr']!r}"
             queried |= names
     assert sorted(queried - exported) == []
+
+
+def test_metric_files_of_dead_processes_are_pruned(tmp_path: Any) -> None:
+    import os
+
+    from arena.metrics import prune_dead_processes
+
+    dead_pid = 999_999_999  # above any kernel's pid_max: no such process
+    (tmp_path / f"counter_{dead_pid}.db").write_bytes(b"")
+    (tmp_path / f"counter_{os.getpid()}.db").write_bytes(b"")
+    assert prune_dead_processes(str(tmp_path)) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [f"counter_{os.getpid()}.db"]

@@ -30,6 +30,9 @@ def worker_started(consumer: Any) -> None:
         concurrency = int(getattr(consumer.controller, "concurrency", 0) or 0)
     except Exception:
         concurrency = 0
+    from arena.metrics import prune_dead_processes
+
+    prune_dead_processes()
     heartbeat_start(
         hostname=str(consumer.hostname),
         queues=lambda: _consumed_queues(consumer),
