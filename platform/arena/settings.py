@@ -383,8 +383,12 @@ INSTALLED_APPS.append("arena.ops")
 ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", VAR_DIR / "metrics"))
 #: /metrics answers a request carrying ``Authorization: Bearer <this>``; empty: no token works.
 ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
-#: /metrics also answers these client addresses without a token (Prometheus on a private network).
-ARENA_METRICS_ALLOWED_IPS = env_list("ARENA_METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+#: /metrics also answers these client addresses without a token (never a request that came
+#: through a proxy). Default: the loopback, unless a TLS proxy is configured in front (then none:
+#: every request would seem to come from the proxy).
+ARENA_METRICS_ALLOWED_IPS = env_list(
+    "ARENA_METRICS_ALLOWED_IPS", "" if SECURE_PROXY_SSL_HEADER else "127.0.0.1,::1"
+)
 #: A worker serves its host's metrics on this port too (0: off), for hosts without the web.
 ARENA_METRICS_PORT = int(os.environ.get("ARENA_METRICS_PORT", "0"))
 #: How often each worker writes its heartbeat (queues it consumes, matches it runs).

@@ -115,6 +115,9 @@ def test_metrics_refuse_other_addresses_without_the_token(client: Client) -> Non
     assert client.get("/metrics").status_code == 403
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
     assert client.get("/metrics", REMOTE_ADDR="10.9.8.7").status_code == 200
+    # Through a proxy the peer's address says nothing about the client: only the token works.
+    proxied = client.get("/metrics", REMOTE_ADDR="10.9.8.7", HTTP_X_FORWARDED_FOR="203.0.113.9")
+    assert proxied.status_code == 403
 
 
 def _sample(text: str, name: str, **labels: str) -> float:

@@ -19,8 +19,14 @@ from arena import metrics
 logger = logging.getLogger(__name__)
 
 
-def metrics_allowed(*, remote_addr: str, authorization: str) -> bool:
-    """A scrape may read the metrics: from an allowed address, or with the bearer token."""
+#: Headers a proxy adds: a request carrying one came through a proxy, whose own address says
+#: nothing about the client's, so the address list does not apply to it (the token does).
+PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
+def metrics_allowed(*, remote_addr: str, authorization: str, proxied: bool = False) -> bool:
+    """A scrape may read the metrics: with the bearer token, or from an allowed address when it
+    did not come through a proxy."""
     token = settings.ARENA_METRICS_TOKEN
     if (
         token
@@ -28,6 +34,8 @@ def metrics_allowed(*, remote_addr: str, authorization: str) -> bool:
         and hmac.compare_digest(authorization[len("Bearer ") :].strip(), token)
     ):
         return True
+    if proxied:
+        return False
     try:
         address = ipaddress.ip_address(remote_addr)
     except ValueError:
@@ -60,6 +68,7 @@ def _exporter_app(environ: dict[str, Any], start_response: Callable[..., Any]) -
     allowed = metrics_allowed(
         remote_addr=str(environ.get("REMOTE_ADDR", "")),
         authorization=str(environ.get("HTTP_AUTHORIZATION", "")),
+        proxied=any(environ.get(header) for header in PROXY_HEADERS),
     )
     if environ.get("PATH_INFO") != "/metrics":
         start_response("404 Not Found", [("Content-Type", "text/plain")])

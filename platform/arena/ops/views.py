@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from arena.ops.collectors import PlatformCollector
-from arena.ops.exposition import metrics_allowed, metrics_text
+from arena.ops.exposition import PROXY_HEADERS, metrics_allowed, metrics_text
 from arena.ops.probes import readiness
 from arena.ops.selectors import ops_overview
 
@@ -52,6 +52,7 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     if not metrics_allowed(
         remote_addr=str(request.META.get("REMOTE_ADDR", "")),
         authorization=request.headers.get("Authorization", ""),
+        proxied=any(request.META.get(header) for header in PROXY_HEADERS),
     ):
         return HttpResponse("forbidden\n", status=403, content_type="text/plain")
     return HttpResponse(metrics_text([PlatformCollector()]), content_type=CONTENT_TYPE_LATEST)
