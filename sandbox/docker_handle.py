@@ -30,7 +30,7 @@ import docker.errors
 import requests.exceptions
 
 from games.core.errors import PlatformError
-from sandbox import engine
+from sandbox import engine, observe
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.container_config import (
     container_config,
@@ -131,6 +131,7 @@ class DockerAgentHandle(HarnessHandle):
         client = engine.current().client()
         labels = container_labels(instance=self.instance, limits=self.limits, pool=pool)
         name = container_name(instance=self.instance, pool=pool)
+        launch_began = time.perf_counter()
         try:
             created = client.api.create_container(
                 **container_config(client.api, self.limits, labels), name=name
@@ -151,6 +152,7 @@ class DockerAgentHandle(HarnessHandle):
             self._socket = raw._sock if hasattr(raw, "_sock") else raw
             client.api.start(self._container_id)
             self.started_at = time.time()
+            observe.container_started(time.perf_counter() - launch_began, pool=pool)
             self._find_freezer()
         except ENGINE_ERRORS as exc:
             self._release()

@@ -31,6 +31,7 @@ from collections import deque
 from typing import Any
 
 from games.core.errors import PlatformError
+from sandbox import observe
 from sandbox.docker_handle import DockerAgentHandle
 from sandbox.engine import wait_for_removals
 from sandbox.instance import PROCESS_INSTANCE, checked_instance
@@ -167,6 +168,7 @@ class WarmPool:
                 self.missed += 1
             else:
                 self.taken += 1
+        observe.pool_taken(hit=chosen is not None)
         if chosen is not None:
             chosen.adopt(source, name=name, limits=limits)
         return chosen

@@ -28,7 +28,18 @@ def pytest_configure(config: pytest.Config) -> None:
     from tests.e2e.parts import run_instance_id
 
     if settings.configured:
-        settings.ARENA_INSTANCE_ID = run_instance_id()
+        from arena import settings as arena_settings
+
+        for name, value in arena_settings.instance_settings(run_instance_id()).items():
+            setattr(settings, name, value)
+        from arena.celery_app import app
+
+        if app.configured:  # read before this hook: give Celery the run's queues too
+            app.conf.update(
+                task_default_queue=settings.CELERY_TASK_DEFAULT_QUEUE,
+                task_routes=settings.CELERY_TASK_ROUTES,
+                task_queues=settings.CELERY_TASK_QUEUES,
+            )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

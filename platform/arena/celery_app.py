@@ -11,6 +11,7 @@ from celery.signals import (
     worker_process_shutdown,
     worker_ready,
     worker_shutdown,
+    worker_shutting_down,
 )
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -61,9 +62,13 @@ logger = logging.getLogger(__name__)
 
 
 @worker_ready.connect
-def _on_worker_ready(**_: object) -> None:
-    """Clean up what a dead worker left (agent containers) and say which sandbox runs agents."""
+def _on_worker_ready(sender: object = None, **_: object) -> None:
+    """Clean up what a dead worker left (agent containers) and say which sandbox runs agents;
+    start the node's heartbeat (docs/operations.md)."""
     from arena.matches.sandboxing import remove_orphaned_agents, sandbox_backend
+    from arena.ops.worker import worker_started
+
+    worker_started(sender)
 
     removed = remove_orphaned_agents()
     if removed:
@@ -86,3 +91,19 @@ def _on_worker_process_shutdown(**_: object) -> None:
     from arena.matches.sandboxing import drain_pool
 
     drain_pool()
+
+
+@worker_shutting_down.connect
+def _on_worker_shutting_down(**_: object) -> None:
+    """Warm shutdown began: the node's heartbeat says it is stopping."""
+    from arena.ops.worker import worker_stopping
+
+    worker_stopping()
+
+
+@worker_shutdown.connect
+def _on_worker_node_shutdown(**_: object) -> None:
+    """The node is gone: its heartbeat row goes too."""
+    from arena.ops.worker import worker_stopped
+
+    worker_stopped()

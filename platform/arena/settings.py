@@ -13,6 +13,7 @@ import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import django_stubs_ext
@@ -276,11 +277,36 @@ CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0"))
 #: sweeper, reaper, log upkeep; the default queue, where every task without a route goes).
 #: ``arena.matches.queues`` maps match kinds to roles.
 ARENA_QUEUE_ROLES = ("matches", "training", "validation", "tournament", "maintenance")
-ARENA_QUEUES = {role: f"{ARENA_INSTANCE_ID}.{role}" for role in ARENA_QUEUE_ROLES}
-CELERY_TASK_DEFAULT_QUEUE = ARENA_QUEUES["maintenance"]
-CELERY_TASK_ROUTES = {"arena.workflows.tasks.match_run_task": {"queue": ARENA_QUEUES["matches"]}}
-#: A ``celery worker`` started without ``-Q`` consumes all of them.
-CELERY_TASK_QUEUES = [Queue(name, routing_key=name) for name in ARENA_QUEUES.values()]
+#: The roles a worker started by ``manage.py arena_worker`` consumes without ``--role``
+#: (default: every role, so one worker node runs everything).
+ARENA_WORKER_ROLES = env_list("ARENA_WORKER_QUEUES", ",".join(ARENA_QUEUE_ROLES))
+
+
+def instance_settings(instance_id: str) -> dict[str, Any]:
+    """Every setting named after the instance: its queues, Celery's routes to them, and the
+    queues a worker consumes (``ARENA_WORKER_QUEUES``). The test suite applies it again when it
+    makes each run an instance of its own (tests/conftest.py)."""
+    queues = {role: f"{instance_id}.{role}" for role in ARENA_QUEUE_ROLES}
+    return {
+        "ARENA_INSTANCE_ID": instance_id,
+        "ARENA_QUEUES": queues,
+        "CELERY_TASK_DEFAULT_QUEUE": queues["maintenance"],
+        "CELERY_TASK_ROUTES": {
+            "arena.workflows.tasks.match_run_task": {"queue": queues["matches"]}
+        },
+        #: A ``celery worker`` started without ``-Q`` consumes all of them.
+        "CELERY_TASK_QUEUES": [Queue(name, routing_key=name) for name in queues.values()],
+        "ARENA_WORKER_QUEUES": [queues.get(role, role) for role in ARENA_WORKER_ROLES],
+    }
+
+
+_instance = instance_settings(ARENA_INSTANCE_ID)
+ARENA_QUEUES: dict[str, str] = _instance["ARENA_QUEUES"]
+CELERY_TASK_DEFAULT_QUEUE: str = _instance["CELERY_TASK_DEFAULT_QUEUE"]
+CELERY_TASK_ROUTES: dict[str, dict[str, str]] = _instance["CELERY_TASK_ROUTES"]
+CELERY_TASK_QUEUES: list[Queue] = _instance["CELERY_TASK_QUEUES"]
+#: The queues a worker started by ``manage.py arena_worker`` consumes without ``--role``.
+ARENA_WORKER_QUEUES: list[str] = _instance["ARENA_WORKER_QUEUES"]
 #: Worker processes of the pools ``make run`` (and deploy/compose.yaml) starts besides the
 #: ranked pool (``CELERY_WORKER_CONCURRENCY``): training and validation have slots of their own,
 #: so they never wait behind ranked (house-v-house) games; maintenance has one process.
@@ -413,12 +439,6 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
 AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
-#: The queue roles a worker started by ``manage.py arena_worker`` consumes without ``--role``
-#: (default: every role, so one worker node runs everything); names as ``ARENA_QUEUES``.
-ARENA_WORKER_QUEUES = [
-    ARENA_QUEUES.get(role, role)
-    for role in env_list("ARENA_WORKER_QUEUES", ",".join(ARENA_QUEUE_ROLES))
-]
 
 # --- Challenges, history, notifications (README "Challenges", "Notifications") ------------------
 #: Challenges a user may send in any sliding hour (over it: 429 with Retry-After).
@@ -468,3 +488,32 @@ ARENA_EMAIL_VERIFICATION = ARENA_EMAIL_ENABLED and env_bool("ARENA_EMAIL_VERIFIC
 #: How long an emailed link (verification) stays valid; password-reset links use
 #: PASSWORD_RESET_TIMEOUT (Django's, three days by default).
 ARENA_EMAIL_LINK_MAX_AGE_S = int(os.environ.get("ARENA_EMAIL_LINK_MAX_AGE_S", str(3 * 24 * 3600)))
+
+# --- Operating it (docs/operations.md) ---------------------------------------------------------
+INSTALLED_APPS.append("arena.ops")
+#: Where this host's processes write their Prometheus metrics (one file per process).
+ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", VAR_DIR / "metrics"))
+#: /metrics answers a request carrying ``Authorization: Bearer <this>``; empty: no token works.
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+#: /metrics also answers these client addresses without a token (never a request that came
+#: through a proxy). Default: the loopback, unless a TLS proxy is configured in front (then none:
+#: every request would seem to come from the proxy).
+ARENA_METRICS_ALLOWED_IPS = env_list(
+    "ARENA_METRICS_ALLOWED_IPS", "" if SECURE_PROXY_SSL_HEADER else "127.0.0.1,::1"
+)
+#: A worker serves its host's metrics on this port too (0: off), for hosts without the web.
+ARENA_METRICS_PORT = int(os.environ.get("ARENA_METRICS_PORT", "0"))
+#: How often each worker writes its heartbeat (queues it consumes, matches it runs).
+ARENA_WORKER_HEARTBEAT_S = float(os.environ.get("ARENA_WORKER_HEARTBEAT_S", "5"))
+#: /readyz wants, for every queue, a worker whose heartbeat is younger than this.
+ARENA_READY_WORKER_MAX_AGE_S = float(os.environ.get("ARENA_READY_WORKER_MAX_AGE_S", "30"))
+#: Each probe of /readyz and /metrics (database, broker) gives up after this long.
+ARENA_PROBE_TIMEOUT_S = float(os.environ.get("ARENA_PROBE_TIMEOUT_S", "1"))
+# Probes answer over plain http inside the private network (compose's healthchecks, Prometheus).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+#: A lost database or broker inside a view answers a plain 503 (arena.ops.middleware).
+MIDDLEWARE.append("arena.ops.middleware.OutageMiddleware")
+#: PostgreSQL connections give up after this long (a database that does not answer fails fast).
+ARENA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("ARENA_DB_CONNECT_TIMEOUT_S", "5"))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = ARENA_DB_CONNECT_TIMEOUT_S  # type: ignore[index]

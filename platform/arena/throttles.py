@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from arena import metrics
 from arena.accounts.models import User
 from arena.errors import RateLimited
 
@@ -52,6 +53,7 @@ def hourly_quota_check(*, recent: QuerySet[Any], limit: int, what: str, field: s
     retry_after = ((oldest + HOUR) - now).total_seconds() if oldest else HOUR.total_seconds()
     retry_after = max(1, math.ceil(retry_after))
     when = (now + timedelta(seconds=retry_after)).strftime("%H:%M:%S UTC")
+    metrics.inc(metrics.THROTTLED, limit=what)
     raise RateLimited(
         f"you made {count} {what} in the last hour; the limit is {limit} an hour. "
         f"Try again in {_in(retry_after)} (at {when}).",
@@ -63,6 +65,7 @@ def in_flight_check(*, in_flight: int, limit: int, what: str, retry_after_s: int
     """Refuse (429) when ``in_flight`` jobs of the user already wait or run."""
     if in_flight < limit:
         return
+    metrics.inc(metrics.THROTTLED, limit=what)
     raise RateLimited(
         f"you already have {in_flight} {what} queued or running (the limit is {limit} at once); "
         f"try again in {_in(retry_after_s)}, when one has finished.",
@@ -75,6 +78,7 @@ def login_lockout_response(
 ) -> HttpResponse:
     """django-axes' answer to a locked-out client: 429, Retry-After, and when to retry."""
     retry_after = int(settings.ARENA_LOGIN_LOCKOUT_S)
+    metrics.inc(metrics.THROTTLED, limit="sign-in attempts")
     message = (
         f"too many failed sign-in attempts from your address "
         f"(the limit is {settings.ARENA_LOGIN_FAILURES}); try again in {_in(retry_after)}, "

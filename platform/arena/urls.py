@@ -16,5 +16,7 @@ urlpatterns = [
     path("notifications/", include("arena.notifications.urls")),
     path("", include("arena.competitions.urls")),
     path("tournaments/", include("arena.tournaments.urls")),
+    # /healthz, /readyz, /metrics and the operator's page /ops/ (docs/operations.md).
+    path("", include("arena.ops.urls")),
     path("", include("arena.catalog.urls")),
 ]

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena import metrics
 from arena.matches import sandboxing
 from arena.matches.eventlog import EventWriter, json_safe, text_safe
 from arena.matches.logstore import match_log_archive, match_log_delete
@@ -133,7 +134,10 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                     else None
                 ),
             ),
-            on_event=writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
+            on_event=CallMetrics(
+                writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
+                game=match.game,
+            ),
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
@@ -163,6 +167,26 @@ def _challenger_prints(writer: EventWriter) -> Callable[[LogEntry], None]:
     return write
 
 
+class CallMetrics:
+    """Passes each log entry on to ``sink`` and counts agent calls in the metrics: the wall
+    time waited, the time charged to the agent, and the path that froze it afterwards."""
+
+    def __init__(self, sink: Callable[[LogEntry], None], *, game: str) -> None:
+        self.sink = sink
+        self.game = game
+
+    def __call__(self, entry: LogEntry) -> None:
+        self.sink(entry)
+        wall_ms, charged_ms = entry.get("wall_ms"), entry.get("elapsed_ms")
+        if isinstance(wall_ms, int | float):
+            metrics.observe(metrics.CALL_LATENCY, wall_ms / 1000, game=self.game)
+        if isinstance(charged_ms, int | float):
+            metrics.observe(metrics.CALL_CHARGED, charged_ms / 1000, game=self.game)
+        freeze = entry.get("freeze")
+        if isinstance(freeze, str) and freeze:
+            metrics.inc(metrics.FREEZES, path=freeze[:32])
+
+
 def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:
     """Queue a locked match again after a platform error, or end it unrated after the last
     attempt."""
@@ -188,6 +212,8 @@ def match_record_result(*, match: Match, record: MatchRecord) -> Match:
     # Not record.to_dict(): it deep-copies the whole log (tens of MB in poker), which the
     # events already hold. Details, states and stats can carry what an agent sent: made safe.
     for s in record.seats:
+        if s.reason and str(s.reason) != "normal":
+            metrics.inc(metrics.FORFEITS, game=match.game, reason=str(s.reason))
         score = json_safe(s.score)
         Participant.objects.filter(match=match, seat=s.seat).update(
             outcome=str(s.outcome) if s.outcome else "",

@@ -26,6 +26,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from arena import metrics
 from arena.matches.models import DONE_STATUSES, Match
 from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
@@ -36,6 +37,7 @@ from sandbox import (
     detect_backend,
     drain_warm_pool,
     match_containers,
+    observe,
     remove_containers,
     remove_orphans,
     remove_unlabelled_containers,
@@ -45,6 +47,19 @@ from sandbox import (
 from sandbox import pool as warm_pool  # this process's pool
 
 logger = logging.getLogger(__name__)
+
+
+def _count_container_start(seconds: float, pool: bool) -> None:
+    metrics.observe(metrics.CONTAINER_START, seconds)
+
+
+def _count_pool_take(hit: bool) -> None:
+    metrics.inc(metrics.POOL_TAKES, result="hit" if hit else "miss")
+
+
+# The sandbox reports its container starts and warm-pool takes to the platform's metrics.
+observe.on_container_start(_count_container_start)
+observe.on_pool_take(_count_pool_take)
 
 PROCESS_WARNING = (
     "AGENTS RUN IN THE PROCESS SANDBOX: uploaded code is NOT isolated from this machine. "

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
 from arena.errors import Forbidden, NotFound
 from arena.matches import queues, visibility
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match, MatchEvent, Participant
+from arena.submissions.models import Submission
 from arena.submissions.selectors import is_owner, is_staff
 from games.core import LogEntry, MatchSettings, available_game_ids
 from games.core.validation import validation_plan
@@ -124,17 +125,33 @@ def match_log(
     return visibility.public_log(match.game, entries, mine, match.rounds or [], selected=selected)
 
 
-def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
-    """The agent's latest ranked matches (all its versions), newest first, seats prefetched.
-
-    The ids come from the agent's seats (index ``participant_latest``), not from a scan of
-    every match joined to its seats: the cost follows the agent's matches, not the site's.
-    """
-    ids = list(
-        Participant.objects.filter(submission__agent_id=agent_id, match__kind=Match.Kind.RANKED)
+def latest_ranked_seats(*, submission_id: int, limit: int) -> QuerySet[Participant, int]:
+    """The match ids of one submission's newest ``limit`` ranked seats (index
+    ``participant_latest``, read backwards)."""
+    return (
+        Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
         .order_by("-match_id")
         .values_list("match_id", flat=True)[:limit]
     )
+
+
+def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
+    """The agent's latest ranked matches (all its versions), newest first, seats prefetched.
+
+    The ids come from each version's seats in turn (index ``participant_latest``: the newest
+    ``limit`` ranked seats of one submission, read backwards and stopped there), merged here:
+    the cost follows the agent's versions and ``limit``, not its matches or the site's. (One
+    query over all its versions would read and sort every seat the agent ever had.)
+    """
+    versions = Submission.objects.filter(agent_id=agent_id).values_list("pk", flat=True)
+    newest: list[int] = []
+    for submission_id in versions:
+        newest += (
+            Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
+            .order_by("-match_id")
+            .values_list("match_id", flat=True)[:limit]
+        )
+    ids = sorted(set(newest), reverse=True)[:limit]
     seats = Participant.objects.select_related("submission__agent__owner").defer(
         "submission__source"
     )

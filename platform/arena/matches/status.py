@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
+from arena import metrics
 from arena.errors import Refused
 from arena.matches.models import Match
 from games.core import ArenaConfig, create_game
@@ -33,11 +34,34 @@ def match_set_status(*, match: Match, status: str, **fields: Any) -> Match:
     allowed = ALLOWED_TRANSITIONS.get(Match.Status(match.status), set())
     if status not in allowed:
         raise Refused(f"a {match.status} match cannot become {status}")
+    previous = match.status
     match.status = status
     for key, value in fields.items():
         setattr(match, key, value)
     match.save(update_fields=["status", *fields])
+    _count_transition(match=match, previous=str(previous), status=status)
     return match
+
+
+#: The counter each status change adds to (docs/operations.md, "Metrics").
+_STATUS_COUNTERS = {
+    Match.Status.RUNNING: metrics.MATCHES_STARTED,
+    Match.Status.FINISHED: metrics.MATCHES_FINISHED,
+    Match.Status.ERROR: metrics.MATCHES_ERRORED,
+    Match.Status.QUEUED: metrics.MATCHES_REQUEUED,
+}
+
+
+def _count_transition(*, match: Match, previous: str, status: str) -> None:
+    if previous == Match.Status.FINISHED:
+        return  # an administrator's void, not a platform error
+    counter = _STATUS_COUNTERS.get(Match.Status(status))
+    if counter is not None:
+        metrics.inc(counter, kind=str(match.kind), game=str(match.game))
+    if status == Match.Status.FINISHED and match.duration_s is not None:
+        metrics.observe(
+            metrics.MATCH_DURATION, float(match.duration_s), kind=str(match.kind), game=match.game
+        )
 
 
 def match_time_limits_s(match: Match, *, seats: int | None = None) -> tuple[float, float]:

@@ -7,13 +7,15 @@ indexes (``Rating.Meta.indexes``), and only one page of rows is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.urls import reverse
 from django.utils import timezone
 
 from arena.matches.models import Match, Participant
@@ -53,6 +55,9 @@ class LeaderboardPage:
     search: str
     #: The game's own figures, each a column (``GamePackage.ladder_figures``: poker's BB/100).
     figures: tuple[LadderFigure, ...] = ()
+    #: The rows as the page shows them, every figure already formatted and every link made
+    #: (``leaderboard_cells``): the template only places strings, 50 rows cost no formatting.
+    cells: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def measure(self) -> str:
@@ -181,6 +186,42 @@ def _row(
     }
 
 
+def fixed(value: float | None, places: int) -> str:
+    """``value`` with ``places`` decimals, rounded half up as the ``floatformat`` filter does;
+    an en dash for none."""
+    if value is None:
+        return "–"
+    rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return str(abs(rounded) if rounded == 0 else rounded)
+
+
+def agent_url_maker() -> Any:
+    """``agent_id -> its page's URL`` with one URL reversal, not one a row."""
+    sentinel = 987654321
+    template = reverse("submissions:agent", args=[sentinel]).replace(str(sentinel), "{}")
+    return template.format
+
+
+def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What each row shows, formatted once here (and what the home page's tops show)."""
+    url = agent_url_maker()
+    return [
+        {
+            **row,
+            "url": url(row["agent_id"]),
+            "rating_text": fixed(row["rating"], 0),
+            "mean_payoff_text": fixed(row["mean_payoff"], 2),
+            "mean_payoff_short": fixed(row["mean_payoff"], 1),
+            "interval_text": None
+            if row["payoff_interval"] is None
+            else fixed(row["payoff_interval"], 2),
+            "record": f"{row['wins']}/{row['losses']}/{row['draws']}",
+            "figure_texts": ["–" if v is None else str(v) for v in row.get("figure_values", ())],
+        }
+        for row in rows
+    ]
+
+
 def leaderboard_page(
     *, game: str, page: int = 1, per_page: int = PER_PAGE, search: str = ""
 ) -> LeaderboardPage:
@@ -236,6 +277,7 @@ def leaderboard_page(
         total=total,
         search=search,
         figures=figures,
+        cells=leaderboard_cells(board),
     )
 
 
@@ -249,17 +291,28 @@ HISTORY_POINTS = 200
 
 
 def rating_history(*, agent: Agent, limit: int = HISTORY_POINTS) -> list[dict[str, Any]]:
-    """The latest ``limit`` rating changes of the agent's submissions, oldest first."""
-    latest = (
-        RatingChange.objects.filter(rating__submission__agent=agent)
-        .order_by("-id")
-        .values_list("match_id", "rating__submission__version", "before", "after", "created")[
-            :limit
-        ]
+    """The latest ``limit`` rating changes of the agent's submissions, oldest first.
+
+    Read per rating (index ``rating_change_latest``: the newest ``limit`` of one rating) and
+    merged, so the cost follows the agent's versions and ``limit``, not its history's length.
+    """
+    ratings = Rating.objects.filter(submission__agent=agent).values_list(
+        "pk", "submission__version"
     )
+    latest: list[tuple[int, int, int | None, float, float, Any]] = []
+    for rating_id, version in ratings:
+        latest += [
+            (change_id, version, match, before, after, at)
+            for change_id, match, before, after, at in RatingChange.objects.filter(
+                rating_id=rating_id
+            )
+            .order_by("-id")
+            .values_list("id", "match_id", "before", "after", "created")[:limit]
+        ]
+    latest.sort(reverse=True)
     return [
         {"match": match, "version": version, "before": before, "after": after, "at": at}
-        for match, version, before, after, at in reversed(list(latest))
+        for _, version, match, before, after, at in reversed(latest[:limit])
     ]
 
 
@@ -273,10 +326,12 @@ def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
     if spec.ranking == "mean_payoff":
         ladder_rows = ladder_rows.filter(games__gte=min_matches)
     top = ladder_rows.order_by(*_ordering(spec.ranking, min_matches)).values(*_ROW_FIELDS)[:limit]
-    return [
-        _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
-        for rank, r in enumerate(top, start=1)
-    ]
+    return leaderboard_cells(
+        [
+            _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
+            for rank, r in enumerate(top, start=1)
+        ]
+    )
 
 
 #: How many candidate opponents ``ladder_wait`` reads at most (free ones first): enough to

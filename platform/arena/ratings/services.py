@@ -9,6 +9,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
@@ -174,6 +175,11 @@ def _lock_ladder(game: str, version: int) -> None:
             )
 
 
+#: A pass bounded by ``ARENA_MATCHMAKING_QUEUE_MAX`` reads this many user entries per seat it
+#: may fill (those who waited longest), not the whole ladder.
+MATCHMAKING_CANDIDATES_PER_SEAT = 4
+
+
 def ladder_pair(*, game: str) -> list[Match]:
     """Pair the free entries of one game's ladder and store their ranked matches (call inside
     a transaction; the matchmaking workflow enqueues them).
@@ -183,24 +189,6 @@ def ladder_pair(*, game: str) -> list[Match]:
     """
     version = get_game_spec(game).version
     _lock_ladder(game, version)
-    rows = list(
-        Rating.objects.filter(
-            game=game,
-            game_version=version,
-            submission__active=True,
-            submission__status=Submission.Status.ACCEPTED,
-        ).values_list(
-            "submission_id",
-            "submission__agent__owner_id",
-            "submission__house_bot",
-            "rating",
-            "recent_load",
-            "last_played",
-            "recent_opponents",
-        )
-    )
-    if len(rows) < 2:
-        return []
     in_flight = list(
         Participant.objects.filter(
             match__game=game,
@@ -218,6 +206,37 @@ def ladder_pair(*, game: str) -> list[Match]:
     queued = len({match for _, match, status, _ in in_flight if status == Match.Status.QUEUED})
     cap = settings.ARENA_MATCHMAKING_QUEUE_MAX
     max_pairs = max(0, cap - queued) if cap else None
+    if max_pairs == 0:
+        return []  # the queue is full: nothing to read
+    ladder_rows = Rating.objects.filter(
+        game=game,
+        game_version=version,
+        submission__active=True,
+        submission__status=Submission.Status.ACCEPTED,
+    )
+    fields = (
+        "submission_id",
+        "submission__agent__owner_id",
+        "submission__house_bot",
+        "rating",
+        "recent_load",
+        "last_played",
+        "recent_opponents",
+    )
+    if max_pairs is None:
+        rows = list(ladder_rows.values_list(*fields))
+    else:
+        # A bounded pass reads the entries it can serve, not the whole ladder: the users who
+        # have waited longest (a few candidates per seat it may fill, so each still finds a
+        # near-rated opponent), plus the house bots. Its cost follows the pairs it may make.
+        candidates = MATCHMAKING_CANDIDATES_PER_SEAT * 2 * max_pairs + len(busy)
+        rows = list(
+            ladder_rows.filter(submission__house_bot="")
+            .order_by(F("last_played").asc(nulls_first=True), "id")
+            .values_list(*fields)[:candidates]
+        ) + list(ladder_rows.exclude(submission__house_bot="").values_list(*fields))
+    if len(rows) < 2:
+        return []
     now = timezone.now()
     entries = [
         Entry(

@@ -2,15 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
 from celery import shared_task
 
+from arena import metrics
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.play import RunOutcome
 from arena.matches.sandboxing import sandboxes_reap
+from arena.ops.services import maintenance_record
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
 from arena.workflows.lifecycle import matches_sweep
 from arena.workflows.matches import match_run
+
+T = TypeVar("T")
+
+
+def _maintained(task: str, run: Callable[[], T], counts: Callable[[T], Mapping[str, int]]) -> T:
+    """Run one maintenance pass, counting what it did (metrics, and the operator's page)."""
+    try:
+        result = run()
+    except Exception as exc:
+        metrics.inc(metrics.MAINTENANCE_RUNS, task=task, result="failed")
+        maintenance_record(task=task, counts={}, error=f"{type(exc).__name__}: {exc}")
+        raise
+    done = counts(result)
+    metrics.inc(metrics.MAINTENANCE_RUNS, task=task, result="ok")
+    for action, count in done.items():
+        if count:
+            metrics.inc(metrics.MAINTENANCE_ACTIONS, float(count), task=task, action=action)
+    maintenance_record(task=task, counts=done)
+    return result
 
 
 @shared_task(
@@ -32,7 +56,10 @@ def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
 @shared_task(name=MATCHMAKING_TASK, ignore_result=True)
 def matchmaking_task() -> int:
     """Pair free ladder entries; returns how many ranked matches were queued."""
-    return len(matchmaking_run())
+    with metrics.timed(metrics.MATCHMAKING_PASS):
+        pairs = len(matchmaking_run())
+    metrics.inc(metrics.MATCHMAKING_PAIRS, float(pairs))
+    return pairs
 
 
 @shared_task(ignore_result=True)
@@ -44,10 +71,10 @@ def match_logs_maintain_task() -> None:
 @shared_task(name="arena.workflows.tasks.matches_sweep_task", ignore_result=True)
 def matches_sweep_task() -> dict[str, int]:
     """Every match ends: re-queue or error overdue ones, send lost ones again."""
-    return matches_sweep()
+    return _maintained("sweeper", matches_sweep, lambda counts: counts)
 
 
 @shared_task(name="arena.workflows.tasks.sandboxes_reap_task", ignore_result=True)
 def sandboxes_reap_task() -> int:
     """Remove sandbox containers whose match is over or whose worker is gone."""
-    return sandboxes_reap()
+    return _maintained("reaper", sandboxes_reap, lambda removed: {"removed": removed})

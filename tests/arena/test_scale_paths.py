@@ -1,0 +1,113 @@
+"""Paths that stay fast at scale by construction: leaderboard rows formatted in the selector,
+the agent page's history read through indexes, a bounded matchmaking pass that reads only the
+entries it may serve (bench/scale.py measures them on a large ladder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arena.matches.selectors import latest_ranked_seats, ranked_matches_of_agent
+from arena.ratings.models import Rating
+from arena.ratings.selectors import fixed, leaderboard_page, rating_history
+from arena.ratings.services import MATCHMAKING_CANDIDATES_PER_SEAT, ladder_pair
+from arena.submissions.models import Submission
+from django.db import connection
+from django.template.defaultfilters import floatformat
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.arena.test_ladder import make_entries, play
+
+pytestmark = pytest.mark.django_db
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "catalog"
+
+
+#: What the selector formats: ratings rounded to 0.1, payoffs and intervals to 0.01.
+SHOWN = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(lambda v: round(v, 2))
+
+
+@given(SHOWN, st.integers(0, 2))
+def test_fixed_formats_as_the_floatformat_filter_does(value: float, places: int) -> None:
+    assert fixed(value, places) == floatformat(value, places)
+
+
+def test_the_leaderboard_rows_place_preformatted_strings_only() -> None:
+    for name in ("_leaderboard.html", "home.html"):
+        text = (TEMPLATES / name).read_text()
+        loop = re.search(
+            r"{% for (row|r) in (board\.cells|row\.top) %}(.*?){% (empty|endfor)", text, re.S
+        )
+        assert loop, name
+        body = loop.group(3)
+        assert "floatformat" not in body and "{% url" not in body, name
+
+
+def test_the_game_page_shows_the_selectors_cells() -> None:
+    subs = make_entries("chess", 3)
+    play(subs[0], subs[1], "win")
+    board = leaderboard_page(game="chess")
+    page = Client().get("/games/chess/").content.decode()
+    for cell in board.cells:
+        assert f'<a href="/submissions/agents/{cell["agent_id"]}/">{cell["agent"]}</a>' in page
+        assert f"<td>{cell['rating_text']}</td>" in page
+        assert cell["rating_text"] == floatformat(cell["rating"], 0)
+
+
+def _new_version(submission: Submission) -> Submission:
+    newer = Submission.objects.create(
+        agent=submission.agent,
+        version=submission.version + 1,
+        source="",
+        sha256="1" * 64,
+        game_version=submission.game_version,
+        status=Submission.Status.ACCEPTED,
+        active=True,
+    )
+    Rating.objects.create(
+        submission=newer, game=submission.agent.game, game_version=newer.game_version
+    )
+    return newer
+
+
+def test_the_agent_history_merges_its_versions_newest_first() -> None:
+    a, b = make_entries("chess", 2)
+    a2 = _new_version(a)
+    played = [play(x, b, "win").pk for x in (a, a2, a, a2, a)]
+    assert [m.pk for m in ranked_matches_of_agent(agent_id=a.agent_id, limit=3)] == sorted(
+        played, reverse=True
+    )[:3]
+    history = rating_history(agent=a.agent, limit=4)
+    assert [h["match"] for h in history] == sorted(played)[-4:]  # oldest first
+    assert [h["version"] for h in history] == [2, 1, 2, 1]
+
+
+def test_the_agent_history_query_is_served_by_the_seat_index() -> None:
+    a, _ = make_entries("chess", 2)
+    plan = latest_ranked_seats(submission_id=a.pk, limit=30).explain()
+    assert "participant_latest" in plan, plan
+
+
+def test_a_bounded_pass_reads_only_the_entries_it_may_serve(settings: Any) -> None:
+    settings.ARENA_MATCHMAKING_QUEUE_MAX = 1
+    make_entries("chess", 40)
+    with CaptureQueriesContext(connection) as ctx:
+        pairs = ladder_pair(game="chess")
+    assert len(pairs) == 1
+    candidates = MATCHMAKING_CANDIDATES_PER_SEAT * 2
+    limited = [q["sql"] for q in ctx.captured_queries if f"LIMIT {candidates}" in q["sql"]]
+    assert limited, "the ladder was read whole"
+
+
+def test_a_full_queue_reads_no_entries(settings: Any) -> None:
+    settings.ARENA_MATCHMAKING_QUEUE_MAX = 1
+    make_entries("chess", 6)
+    assert len(ladder_pair(game="chess")) == 1
+    with CaptureQueriesContext(connection) as ctx:
+        assert ladder_pair(game="chess") == []
+    assert not any("ratings_rating" in q["sql"] for q in ctx.captured_queries)

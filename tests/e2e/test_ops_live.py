@@ -1,0 +1,115 @@
+"""Health, readiness and metrics against the platform as it runs: a real Celery worker (with
+beat) on Redis, PostgreSQL, the web server, and the sandbox the machine offers (docker with the
+sandbox image, else the process backend)."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Stack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
+
+SEED = """
+import hashlib
+from arena.accounts.models import User
+from arena.ratings.services import rating_ensure
+from arena.submissions.models import Agent, Submission
+from games.core import get_game_spec
+
+spec = get_game_spec("simple-card")
+source = spec.starter_source()
+for name in ("mo", "ng"):
+    owner = User.objects.create_user(name, password=name + "-pass-123")
+    agent = Agent.objects.create(owner=owner, game=spec.id, name="starter")
+    submission = Submission.objects.create(
+        agent=agent, version=1, source=source, game_version=spec.version,
+        sha256=hashlib.sha256(source.encode()).hexdigest(),
+        status=Submission.Status.ACCEPTED, active=True,
+    )
+    rating_ensure(submission=submission)
+"""
+
+HEARTBEATS = """
+import json
+from arena.ops.models import WorkerHeartbeat
+print("RESULT=" + json.dumps([
+    {"hostname": w.hostname, "queues": w.queues, "stopping": w.stopping}
+    for w in WorkerHeartbeat.objects.all()
+]))
+"""
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 - loopback
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout_s: float = 180.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"waited {timeout_s} s for {what}")
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")) and all(
+            f'{k}="{v}"' in line for k, v in labels.items()
+        ):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def test_readyz_turns_ready_with_the_worker_and_metrics_count_a_real_match(stack: Stack) -> None:
+    assert get(stack.url + "/healthz") == (200, json.dumps({"status": "ok"}))
+    # The worker's heartbeat covers every queue: ready, and the public learns nothing more.
+    status, body = wait_until(
+        lambda: (answer := get(stack.url + "/readyz"))[0] == 200 and answer,
+        "the worker's heartbeat to make /readyz ready",
+    )
+    assert json.loads(body) == {"status": "ready"}
+    beats = json.loads(stack.manage("shell", "-c", HEARTBEATS).split("RESULT=", 1)[1])
+    assert len(beats) == 1 and not beats[0]["stopping"]
+    roles = {q.rsplit(".", 1)[-1] for q in beats[0]["queues"]}
+    assert {"matches", "training", "validation", "maintenance"} <= roles
+
+    _, before = get(stack.url + "/metrics")
+    stack.manage("shell", "-c", SEED)
+    # Matchmaking pairs the two (every second here) and the worker plays ranked matches.
+    text = wait_until(
+        lambda: sample(
+            t := get(stack.url + "/metrics")[1],
+            "arena_matches_finished_total",
+            kind="ranked",
+            game="simple-card",
+        )
+        >= 1
+        and t,
+        "a ranked match to be counted as finished",
+    )
+    assert sample(text, "arena_matches_started_total", kind="ranked") >= 1
+    assert sample(text, "arena_matchmaking_pairs_total") >= 1
+    assert sample(text, "arena_matchmaking_pass_seconds_count") >= 1
+    assert sample(text, "arena_call_charged_seconds_count", game="simple-card") > sample(
+        before, "arena_call_charged_seconds_count", game="simple-card"
+    )
+    assert sample(text, "arena_match_duration_seconds_count", kind="ranked") >= 1
+    assert sample(text, "arena_part_up", part="broker") == 1.0
+    assert sample(text, "arena_workers_live", queue="matches") == 1.0
+    assert 'arena_queue_depth{queue="matches"}' in text
