@@ -48,18 +48,27 @@ def _load_at(row: Row, now_s: float) -> float:
     return row.load * pow(2.718281828459045, -age_s / ladder.RECENT.total_seconds())
 
 
-def simulate(game: str, users: int, *, seed: int, passes: int = PASSES) -> dict[int, Row]:
-    """``users`` user agents (each of its own owner) and ``game``'s house bots on one ladder,
+def simulate(
+    game: str,
+    users: int,
+    *,
+    seed: int,
+    passes: int = PASSES,
+    owners: int | None = None,
+    house_bots: bool = True,
+) -> dict[int, Row]:
+    """``users`` user agents (spread over ``owners`` owners, by default each its own) and
+    ``game``'s house bots on one ladder,
     paired every ``ARENA_MATCHMAKING_INTERVAL_S`` with the platform's settings; each match
     lasts between a fifth of a pass and three passes; workers are plentiful (a pair starts at
     once, so house bots may play each other whenever pairing allows it)."""
     rng = random.Random(seed)
     interval_s = settings.ARENA_MATCHMAKING_INTERVAL_S
     rows: dict[int, Row] = {}
-    for i, _bot in enumerate(sorted(get_game_spec(game).bots)):
+    for i, _bot in enumerate(sorted(get_game_spec(game).bots) if house_bots else []):
         rows[1000 + i] = Row(id=1000 + i, owner=HOUSE_OWNER, house=True)
     for i in range(users):
-        rows[1 + i] = Row(id=1 + i, owner=1 + i, house=False)
+        rows[1 + i] = Row(id=1 + i, owner=1 + i % (owners or users), house=False)
     in_flight: list[tuple[float, int, int]] = []  # (ends at, a, b)
     for number in range(passes):
         now_s = number * interval_s
@@ -136,6 +145,20 @@ def test_several_users_each_keep_playing_and_fairly(game: str, users: int) -> No
         if not row.house:
             late = sum(p >= PASSES - 50 for p in row.played_at_pass)
             assert late >= 3, f"{game}, {users} users: agent {row.id} stalled: {late} late"
+
+
+@pytest.mark.parametrize("owners", [None, 1])
+def test_two_users_alone_on_a_ladder_keep_meeting(owners: int | None) -> None:
+    """Two agents and nobody else (the house bots taken off the ladder): each is the other's
+    only possible opponent, so they meet again after every cool-down. Of one owner: never."""
+    rows = simulate("chess", 2, seed=5, house_bots=False, owners=owners)
+    games = _user_games(rows)
+    if owners == 1:
+        assert games == [0, 0]
+        return
+    cooldown_passes = settings.ARENA_REMATCH_COOLDOWN_S / settings.ARENA_MATCHMAKING_INTERVAL_S
+    assert min(games) >= PASSES / (cooldown_passes + 3) - 1, games
+    assert all(sum(p >= PASSES - 50 for p in r.played_at_pass) >= 1 for r in rows.values())
 
 
 def test_house_bots_at_their_cap_still_play_users() -> None:

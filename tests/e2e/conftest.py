@@ -117,7 +117,8 @@ def stack() -> Iterator[Stack]:
             stderr=subprocess.STDOUT,
         )
         try:
-            assert wait_for_port(port), (logs / "web.log").read_text()
+            # Generous: on a loaded host the system checks alone can take tens of seconds.
+            assert wait_for_port(port, 120), (logs / "web.log").read_text()
             _wait_http(f"http://127.0.0.1:{port}/")
             yield Stack(url=f"http://127.0.0.1:{port}", env=env, logs=logs)
         finally:

@@ -28,6 +28,8 @@ _Starter = Agent
 
 
 class Agent(_Starter):
+    GAME = "{game}"
+
     def on_turn(self, round_state):
         _time.sleep(1.0)  # a second of thought before every move
         return super().on_turn(round_state)
@@ -71,7 +73,7 @@ def test_a_thinking_agent_is_validated_within_the_stated_bound_with_progress(
     assert f"{game} {bound_s:.0f} s" in upload_page, upload_page
 
     agent = tmp_path / f"{game}.py"
-    agent.write_text(get_game_spec(game).starter_source() + THINKING)
+    agent.write_text(get_game_spec(game).starter_source() + THINKING.replace("{game}", game))
     submission = upload(stack.url, token, agent, name="thinker")
     progress: list[int] = []
     deadline = time.monotonic() + 600  # the validation may wait behind the ladder's matches

@@ -56,3 +56,13 @@ def test_the_referee_stops_a_match_at_its_turn_cap_and_still_ends_it_properly() 
         "on_match_end",
     ]
     assert {s.reason for s in record.seats} == {"normal"}
+
+
+def test_the_readme_states_each_games_bound() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for game in available_game_ids():
+        plan = validation_plan(game)
+        row = f"| {game} | {plan.rounds} | {plan.max_turns} | {plan.bound_s():.0f} s |"
+        assert row in readme, row

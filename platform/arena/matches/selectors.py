@@ -222,7 +222,7 @@ def match_queue_wait(match: Match) -> QueueWait | None:
     if match.status != Match.Status.QUEUED:
         return None
     role = queues.role_of_kind(match.kind)
-    kinds = [kind for kind in Match.Kind if queues.role_of_kind(kind) == role]
+    kinds = [kind for kind in Match.Kind.values if queues.role_of_kind(kind) == role]
     ahead = Match.objects.filter(
         kind__in=kinds, status=Match.Status.QUEUED, pk__lt=match.pk
     ).count()

@@ -437,8 +437,8 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             house=bool(house),
             idle_s=ladder.idle_s(last_played, now),
         )
-        if busy or not may_meet(me, other) or (me.house and other.house):
-            continue  # house bots meet each other at low priority only: not a reason to wait
+        if busy or not may_meet(me, other):
+            continue
         waits.append(rematch_wait_s(me, other, cooldown_s=cooldown_s))
     interval_s = settings.ARENA_MATCHMAKING_INTERVAL_S
     if any(w <= 0 for w in waits):
