@@ -428,6 +428,7 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
     )
     cooldown_s = settings.ARENA_REMATCH_COOLDOWN_S
     waits = []
+    busy_now = 0
     for sid, owner, house, rating, last_played, opponents, busy in rows:
         other = Entry(
             id=sid,
@@ -450,8 +451,13 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
         until = now + timedelta(seconds=min(waits))
         return LadderWait(
             "rematch-cooldown",
-            "waiting for an opponent: your only possible opponents played you last; a "
-            f"rematch is allowed after {timezone.localtime(until):%H:%M:%S}",
+            (
+                "waiting for an opponent: the others are in a match now and the free ones "
+                "played you last"
+                if busy_now
+                else "waiting for an opponent: your only possible opponents played you last"
+            )
+            + f"; a rematch is allowed after {timezone.localtime(until):%H:%M:%S}",
             until=until,
         )
     if rows:
