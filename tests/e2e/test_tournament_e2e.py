@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_part
+from tests.e2e.ladder import Worker
 from tests.e2e.parts import manage
-from tests.e2e.test_fault_injection import IMAGE, Worker, _broker, _docker_ready, _own_image_tag
+from tests.e2e.test_fault_injection import IMAGE, _broker, _docker_ready, _removing_leftovers
 
 ENTRANTS = 16
 ROUNDS = 4
@@ -137,38 +138,6 @@ def _shell(env: dict[str, str], code: str) -> dict[str, object]:
     return json.loads(out)
 
 
-class TournamentWorker(Worker):
-    """The fault-injection worker, consuming the tournament queue too."""
-
-    def start(self) -> None:
-        import subprocess
-        import sys
-
-        from tests.e2e.parts import ROOT
-
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "worker",
-                "-Q",
-                "matches,tournament,celery",
-                "--concurrency",
-                "2",
-                "--loglevel",
-                "INFO",
-            ],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
 def _wait(env: dict[str, str], tid: int, what: str, check, timeout_s: float) -> dict:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout_s
     state = _shell(env, STATE.format(id=tid))
@@ -188,10 +157,9 @@ def _wait(env: dict[str, str], tid: int, what: str, check, timeout_s: float) -> 
 def test_a_tournament_survives_a_killed_worker_and_publishes_on_time() -> None:
     require_part(_docker_ready(), f"a Docker engine with the {IMAGE} image (make image)")
     var = Path(tempfile.mkdtemp(prefix="arena-tournament-"))
-    with _own_image_tag() as image, _broker("redis", var) as env:
+    with _broker("redis", var) as env, _removing_leftovers(env["ARENA_INSTANCE_ID"]):
         env.update(
             ARENA_SANDBOX_BACKEND="docker",
-            ARENA_SANDBOX_IMAGE=image,
             ARENA_TOURNAMENT_TICK_S="1",
             ARENA_TOURNAMENT_IN_FLIGHT="2",
             ARENA_SWEEP_INTERVAL_S="2",
@@ -210,7 +178,7 @@ def test_a_tournament_survives_a_killed_worker_and_publishes_on_time() -> None:
                 ),
             )["id"]  # type: ignore[call-overload]
         )
-        worker = TournamentWorker(env, var)
+        worker = Worker(env, var)  # every queue of its instance, the tournament's too
         beat = worker.beat()
         worker.start()
         began = time.monotonic()
