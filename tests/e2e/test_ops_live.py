@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from games.core import get_game_spec
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
