@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -24,6 +25,10 @@ def test_the_starter_is_validated_in_the_short_match(make_user: Any, committed: 
     submission = Submission.objects.get(pk=submission.pk)
     assert submission.status == "accepted", submission.status_detail
     assert "played a short chess match against itself" in submission.status_detail
+    # The counts, not the rounds' stored results.
+    assert re.search(r"\(\d+ turns, \d+ rounds?\)", submission.status_detail), (
+        submission.status_detail
+    )
     match = Match.objects.get(kind="validation")
     plan = validation_plan("chess")
     assert match.config == plan.config

@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from arena.accounts.selectors import signed_in_user
 from arena.competitions import selectors
 from arena.competitions.forms import ChallengePolicyForm, HistoryFilterForm
 from arena.competitions.models import LadderPause
@@ -77,7 +78,10 @@ def history(request: HttpRequest, agent_id: int) -> HttpResponse:
     error = ""
     page = None
     if request.GET and not form.is_valid():
-        error = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+        # An ErrorList yields each message as text.
+        error = "; ".join(
+            f"{k}: {' '.join(str(message) for message in v)}" for k, v in form.errors.items()
+        )
     else:
         data = form.cleaned_data if request.GET else {}
         filters = selectors.HistoryFilters(
@@ -164,7 +168,9 @@ def challenge(request: HttpRequest, agent_id: int) -> HttpResponse:
         messages.error(request, "choose one of your accepted agents to challenge with")
         return redirect("submissions:agent", agent_id=agent.pk)
     try:
-        match = challenge_request(user=request.user, submission_id=submission_id, agent_id=agent.pk)
+        match = challenge_request(
+            user=signed_in_user(request), submission_id=submission_id, agent_id=agent.pk
+        )
     except RateLimited as exc:
         page = render(
             request, "competitions/challenge_refused.html", {"agent": agent, "error": exc.message}
@@ -193,7 +199,7 @@ def challenge_settings(request: HttpRequest, agent_id: int) -> HttpResponse:
     try:
         challenge_policy_set(
             agent=agent,
-            user=request.user,
+            user=signed_in_user(request),
             accepts=form.cleaned_data["accepts"],
             min_rating=form.cleaned_data["min_rating"],
         )

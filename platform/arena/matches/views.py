@@ -23,6 +23,7 @@ from arena.matches.selectors import (
     match_queue_wait,
     owned_seats,
 )
+from games.core.record import LogEntry
 
 LOG_ROWS_PER_PAGE = 100
 
@@ -110,8 +111,10 @@ def print_fold(text: str) -> dict[str, object] | None:
 
 
 def _int_or_none(value: str | None) -> int | None:
+    if not value:
+        return None
     try:
-        return int(value) if value not in (None, "") else None
+        return int(value)
     except ValueError:
         return None
 
@@ -165,24 +168,38 @@ def log(request: HttpRequest, match_id: int) -> HttpResponse:
     )
 
 
-def _last_seq(entries: list[dict[str, Any]], default: int) -> int:
+def _last_seq(entries: list[LogEntry], default: int) -> int:
     seqs = [e["seq"] for e in entries if isinstance(e.get("seq"), int)]
     return max(seqs, default=default)
 
 
+def _who(entry: LogEntry, names: dict[int, str]) -> str:
+    """The name of the seat the entry is about, else ``referee`` or ``-``."""
+    seat = entry.get("seat")
+    if seat is not None and seat in names:
+        return names[seat]
+    return "referee" if entry.get("method") == "referee" else "-"
+
+
+def _fold(entry: LogEntry) -> dict[str, object] | None:
+    """How the entry's print is folded (``None``: none, or short enough to show whole)."""
+    stdout = entry.get("stdout")
+    return print_fold(stdout) if isinstance(stdout, str) else None
+
+
 def _log_rows(
-    entries: list[dict[str, Any]], names: dict[int, str], mine: set[int]
+    entries: list[LogEntry], names: dict[int, str], mine: set[int]
 ) -> list[dict[str, Any]]:
     return [
         {
             **e,
-            "who": names.get(e.get("seat"), "referee" if e.get("method") == "referee" else "-"),
+            "who": _who(e, names),
             "mine": e.get("seat") in mine,
             "has_payload": bool(e.get("payload")),
             "failed": e.get("failed"),
             "reply_json": json.dumps(e["reply"], default=str) if e.get("reply") is not None else "",
             "action_json": json.dumps(e["action"], default=str) if e.get("action") else "",
-            "fold": print_fold(e["stdout"]) if isinstance(e.get("stdout"), str) else None,
+            "fold": _fold(e),
         }
         for e in entries
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from arena.accounts.models import User
 from arena.notifications.models import Notification
 
 INBOX_PER_PAGE = 50
@@ -18,10 +19,10 @@ def unread_count(*, user: object) -> int:
 
 
 def inbox(
-    *, user: object, before: int | None = None, limit: int = INBOX_PER_PAGE
+    *, user: User, before: int | None = None, limit: int = INBOX_PER_PAGE
 ) -> QuerySet[Notification]:
     """The user's notifications, newest first, ``limit`` of them before id ``before``."""
-    rows = Notification.objects.filter(user_id=getattr(user, "pk", None))
+    rows = Notification.objects.filter(user=user)
     if before is not None:
         rows = rows.filter(pk__lt=before)
     return rows.order_by("-id")[:limit]

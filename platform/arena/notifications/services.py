@@ -9,6 +9,7 @@ task, never raised to the caller.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import secrets
@@ -93,7 +94,7 @@ def notify(
         return None  # already told (same dedupe key)
     deliveries = [Delivery.objects.create(notification=notification, channel=c) for c in channels]
     for delivery in deliveries:
-        transaction.on_commit(lambda d=delivery.pk: _enqueue(d))
+        transaction.on_commit(functools.partial(_enqueue, delivery.pk))
     return notification
 
 

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from arena.accounts.selectors import signed_in_user
 from arena.errors import Refused
 from arena.notifications import selectors, services
 from arena.notifications.models import Kind, Webhook
@@ -21,7 +22,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
         before = int(request.GET.get("before", "")) or None
     except ValueError:
         before = None
-    rows = list(selectors.inbox(user=request.user, before=before))
+    rows = list(selectors.inbox(user=signed_in_user(request), before=before))
     return render(
         request,
         "notifications/inbox.html",
@@ -39,21 +40,22 @@ def mark_read(request: HttpRequest) -> HttpResponse:
     ids = None
     if request.POST.get("id", "").isdigit():
         ids = [int(request.POST["id"])]
-    services.notifications_mark_read(user=request.user, ids=ids)
+    services.notifications_mark_read(user=signed_in_user(request), ids=ids)
     return redirect("notifications:inbox")
 
 
 @login_required
 def settings_page(request: HttpRequest) -> HttpResponse:
     """Channels per kind (inbox, email, webhook) and the webhook's URL and secret."""
+    user = signed_in_user(request)
     if request.method == "POST":
         action = request.POST.get("action", "preferences")
         try:
             if action == "webhook":
-                services.webhook_set(user=request.user, url=request.POST.get("url", ""))
+                services.webhook_set(user=user, url=request.POST.get("url", ""))
                 messages.success(request, "Webhook saved: a new signing secret is shown below.")
             elif action == "webhook-delete":
-                services.webhook_delete(user=request.user)
+                services.webhook_delete(user=user)
                 messages.success(request, "Webhook removed.")
             else:
                 values = {
@@ -63,18 +65,18 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                     }
                     for kind in Kind.values
                 }
-                services.preferences_set(user=request.user, values=values)
+                services.preferences_set(user=user, values=values)
                 messages.success(request, "Notification settings saved.")
         except Refused as exc:
             messages.error(request, exc.message)
         return redirect("notifications:settings")
-    prefs = services.preferences_of(request.user)
+    prefs = services.preferences_of(user)
     return render(
         request,
         "notifications/settings.html",
         {
             "rows": [{"kind": kind, "label": label, **prefs[kind]} for kind, label in Kind.choices],
-            "webhook": Webhook.objects.filter(user=request.user).first(),
+            "webhook": Webhook.objects.filter(user=user).first(),
             "email_enabled": services.email_enabled(),
             "signature_header": SIGNATURE_HEADER,
             "timestamp_header": TIMESTAMP_HEADER,

@@ -53,7 +53,8 @@ def metrics_text(extra: Iterable[Any] = ()) -> bytes:
     """Every process's metrics on this host (the multiprocess folder), plus ``extra`` collectors
     computed now."""
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=metrics.METRICS_DIR)
+    # prometheus_client leaves this constructor unannotated (registry, path=None).
+    MultiProcessCollector(registry, path=metrics.METRICS_DIR)  # type: ignore[no-untyped-call]
     for collector in extra:
         registry.register(collector)
     return generate_latest(registry)

@@ -31,6 +31,7 @@ from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
 from games.core.ranking import ELO_START
+from games.core.record import LogEntry
 
 
 def _owned(request: HttpRequest, submission_id: int) -> Submission:
@@ -42,7 +43,7 @@ def _owned(request: HttpRequest, submission_id: int) -> Submission:
         raise PermissionDenied(exc.message) from None
 
 
-def what_went_wrong(log: list[dict[str, object]]) -> list[dict[str, object]]:
+def what_went_wrong(log: list[LogEntry]) -> list[dict[str, object]]:
     """The failed calls of a validation log, each different failure once: the same exception
     raised on four retries is one traceback "4 times in a row", not four copies."""
     shown: list[dict[str, object]] = []
@@ -255,10 +256,10 @@ def archive(request: HttpRequest, agent_id: int) -> HttpResponse:
     try:
         the_agent = selectors.agent_get(agent_id=agent_id)
         if request.POST.get("action") == "unarchive":
-            agent_unarchive(agent=the_agent, user=request.user)
+            agent_unarchive(agent=the_agent, user=signed_in_user(request))
             messages.success(request, f"{the_agent.name} is back in your list.")
         else:
-            agent_archive(agent=the_agent, user=request.user)
+            agent_archive(agent=the_agent, user=signed_in_user(request))
             messages.success(
                 request,
                 f"{the_agent.name} is archived: off the ladder and out of your list; its "

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from arena.accounts.selectors import signed_in_user
 from arena.errors import Refused
 from arena.tournaments.models import Entry, Tournament
 from arena.tournaments.services import (
@@ -17,7 +21,7 @@ from arena.tournaments.services import (
 )
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(admin.TabularInline[Entry, Tournament]):
     """The entries and the versions frozen for them."""
 
     model = Entry
@@ -27,7 +31,7 @@ class EntryInline(admin.TabularInline):
     can_delete = False
 
 
-class TournamentAdminForm(forms.ModelForm):
+class TournamentAdminForm(forms.ModelForm[Tournament]):
     """The model's fields, checked by the same rules as the staff page."""
 
     class Meta:
@@ -70,7 +74,12 @@ class TournamentAdminForm(forms.ModelForm):
         return data
 
 
-def _each(modeladmin: admin.ModelAdmin, request: Any, queryset: Any, action: Any) -> None:
+def _each(
+    modeladmin: admin.ModelAdmin[Tournament],
+    request: HttpRequest,
+    queryset: QuerySet[Tournament],
+    action: Callable[[Tournament], object],
+) -> None:
     for tournament in queryset:
         try:
             action(tournament)
@@ -79,27 +88,34 @@ def _each(modeladmin: admin.ModelAdmin, request: Any, queryset: Any, action: Any
 
 
 @admin.action(description="Pause the selected tournaments (no new games)")
-def pause(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+def pause(
+    modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
+) -> None:
     _each(modeladmin, request, queryset, lambda t: tournament_pause(tournament_id=t.pk))
 
 
 @admin.action(description="Resume the selected tournaments")
-def resume(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+def resume(
+    modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
+) -> None:
     _each(modeladmin, request, queryset, lambda t: tournament_resume(tournament_id=t.pk))
 
 
 @admin.action(description="Re-run: a new edition with the same entrants and settings")
-def rerun(modeladmin: admin.ModelAdmin, request: Any, queryset: Any) -> None:
+def rerun(
+    modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
+) -> None:
+    staff = signed_in_user(request)
     _each(
         modeladmin,
         request,
         queryset,
-        lambda t: tournament_rerun(tournament_id=t.pk, created_by=request.user),
+        lambda t: tournament_rerun(tournament_id=t.pk, created_by=staff),
     )
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(admin.ModelAdmin[Tournament]):
     """Tournaments by game and status; status moves only through the actions."""
 
     form = TournamentAdminForm
@@ -108,7 +124,9 @@ class TournamentAdmin(admin.ModelAdmin):
     inlines = [EntryInline]
     actions = [pause, resume, rerun]
 
-    def save_model(self, request: Any, obj: Tournament, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Tournament, form: forms.ModelForm[Tournament], change: bool
+    ) -> None:
         if not change:
-            obj.created_by = request.user
+            obj.created_by = signed_in_user(request)
         super().save_model(request, obj, form, change)

@@ -70,8 +70,9 @@ def match_effects(*, match: Match) -> None:
         safely("the match notification", lambda: _tell_finished(match))
     elif match.kind == Match.Kind.RANKED:
         safely("auto-pause", lambda: _autopause(match))
-    if match.kind == Match.Kind.CHALLENGE and match.requested_by_id:
-        safely("releasing waiting challenges", lambda: _release(match.requested_by_id))
+    requester_id = match.requested_by_id
+    if match.kind == Match.Kind.CHALLENGE and requester_id:
+        safely("releasing waiting challenges", lambda: _release(requester_id))
 
 
 def _release(user_id: int) -> None:

@@ -104,8 +104,8 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
             status="accepted",
             detail=(
                 f"played a short {match.game} match against itself ({record.turns} turns, "
-                f"{record.rounds} round{'s' if record.rounds != 1 else ''}): it loaded, answered "
-                f"every call and played only legal actions. {match.summary}"
+                f"{record.rounds_played} round{'s' if record.rounds_played != 1 else ''}): it "
+                f"loaded, answered every call and played only legal actions. {match.summary}"
             ).strip(),
         )
 
