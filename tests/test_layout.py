@@ -86,7 +86,7 @@ ARENA = ROOT / "platform" / "arena"
 
 #: The apps in the order they may depend on each other: each may import the ones before it only.
 #: ``workflows`` (the cross-app workflows and the Celery tasks) sits above them all.
-APP_ORDER = ["accounts", "submissions", "matches", "ratings", "catalog", "workflows"]
+APP_ORDER = ["accounts", "submissions", "llm", "matches", "ratings", "catalog", "workflows"]
 
 #: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,
 #: management commands): thin, so they may call any app or workflow; nothing imports them back.

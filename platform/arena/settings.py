@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "axes",
     "arena.accounts",
     "arena.submissions",
+    "arena.llm",
     "arena.matches",
     "arena.ratings",
     "arena.catalog",
@@ -374,5 +375,29 @@ AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
 AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
 #: The queues every worker consumes: ``matches`` (training, ranked), ``validation`` (self-play
-#: checks of uploads, apart so a burst of uploads cannot delay anyone's training) and ``celery``.
-ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,celery")
+#: checks of uploads, apart so a burst of uploads cannot delay anyone's training), ``llm``
+#: (matches with a language-model seat: I/O-bound, best on a thread-pool worker of their own,
+#: docs/llm-seats.md) and ``celery``.
+ARENA_WORKER_QUEUES = env_list("ARENA_WORKER_QUEUES", "matches,validation,llm,celery")
+
+# --- Language-model seats (docs/llm-seats.md) -----------------------------------------------------
+#: Timed matches: a model seat's latency budget per move, its re-asks included (seed 003: 5 s).
+ARENA_LLM_MOVE_BUDGET_S = float(os.environ.get("ARENA_LLM_MOVE_BUDGET_S", "5"))
+#: Untimed matches: no move clock, but no single model call runs longer than this.
+ARENA_LLM_UNTIMED_CALL_CAP_S = float(os.environ.get("ARENA_LLM_UNTIMED_CALL_CAP_S", "300"))
+#: A model's HTTP answer is cut at this size (a longer one is a refused, unreadable answer).
+ARENA_LLM_MAX_RESPONSE_BYTES = int(os.environ.get("ARENA_LLM_MAX_RESPONSE_BYTES", "1048576"))
+#: Tries of one call when the provider fails (429, 5xx, refused connection), and the first
+#: back-off (doubling, at most 8 s); after the last the match is re-queued as a platform error.
+ARENA_LLM_PROVIDER_ATTEMPTS = int(os.environ.get("ARENA_LLM_PROVIDER_ATTEMPTS", "4"))
+ARENA_LLM_BACKOFF_S = float(os.environ.get("ARENA_LLM_BACKOFF_S", "0.5"))
+#: The longest a seat waits for its model's concurrency or rate slot (never charged to a move).
+ARENA_LLM_SLOT_WAIT_MAX_S = float(os.environ.get("ARENA_LLM_SLOT_WAIT_MAX_S", "120"))
+#: Cost caps in USD: per match (all its model seats), per entrant per UTC day, per calendar
+#: month for the whole site. A match is not scheduled without the budget; an entrant over its
+#: daily cap is paused with the reason on its page.
+ARENA_LLM_MATCH_CAP_USD = float(os.environ.get("ARENA_LLM_MATCH_CAP_USD", "1"))
+ARENA_LLM_ENTRANT_DAILY_CAP_USD = float(os.environ.get("ARENA_LLM_ENTRANT_DAILY_CAP_USD", "5"))
+ARENA_LLM_MONTHLY_BUDGET_USD = float(os.environ.get("ARENA_LLM_MONTHLY_BUDGET_USD", "100"))
+#: The longest system-prompt addition an entrant may give (characters).
+ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS = int(os.environ.get("ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS", "2000"))

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.celery_app import app
-from arena.matches.models import Match
+from arena.llm.selectors import model_entrant_ids
+from arena.matches.models import Match, Participant
 from arena.matches.services import match_create
 from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
@@ -23,9 +24,17 @@ MATCH_RUN_TASK = "arena.workflows.tasks.match_run_task"
 MATCHMAKING_TASK = "arena.workflows.tasks.matchmaking_task"
 
 
+#: The queue of matches with a language-model seat (docs/llm-seats.md).
+LLM_QUEUE = "llm"
+
+
 def match_queue(match: Match) -> str:
     """The Celery queue a match runs in: validations apart, so a burst of uploads cannot delay
-    anyone's training or ranked matches (every worker consumes ``ARENA_WORKER_QUEUES``)."""
+    anyone's training or ranked matches; matches with a model seat on ``llm``, so a slow
+    provider never holds a code match's worker (every worker consumes ``ARENA_WORKER_QUEUES``)."""
+    seats = match.participants.values_list("submission_id", flat=True)
+    if model_entrant_ids(seats):
+        return LLM_QUEUE
     return "validation" if match.kind == Match.Kind.VALIDATION else "matches"
 
 
@@ -52,12 +61,26 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
 
     def enqueue() -> None:
         task = app.tasks[MATCH_RUN_TASK]
-        Match.objects.filter(pk__in=[m.pk for m in matches]).update(enqueued=timezone.now())
+        ids = [m.pk for m in matches]
+        Match.objects.filter(pk__in=ids).update(enqueued=timezone.now())
+        models = model_entrant_ids(
+            Participant.objects.filter(match_id__in=ids).values_list("submission_id", flat=True)
+        )
+        with_model = (
+            set(
+                Participant.objects.filter(match_id__in=ids, submission_id__in=models).values_list(
+                    "match_id", flat=True
+                )
+            )
+            if models
+            else set()
+        )
         with app.producer_or_acquire() as producer:
             for m in matches:
                 soft, hard = limits[(m.game, m.game_version)]
+                extra = {"queue": LLM_QUEUE} if m.pk in with_model else {}
                 task.apply_async(
-                    args=[m.pk], soft_time_limit=soft, time_limit=hard, producer=producer
+                    args=[m.pk], soft_time_limit=soft, time_limit=hard, producer=producer, **extra
                 )
 
     transaction.on_commit(enqueue)
