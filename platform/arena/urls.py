@@ -13,5 +13,6 @@ urlpatterns = [
     path("accounts/", include("arena.accounts.urls")),
     path("submissions/", include("arena.submissions.urls")),
     path("matches/", include("arena.matches.urls")),
+    path("llm/", include("arena.llm.urls")),
     path("", include("arena.catalog.urls")),
 ]

@@ -37,6 +37,7 @@ def register(base_url: str, name: str = "fake") -> Any:
         api_key_env=KEY_ENV,
         price_input_per_mtok_usd=Decimal("2"),
         price_output_per_mtok_usd=Decimal("10"),
+        requests_per_minute=100_000,
     )
 
 
@@ -47,6 +48,17 @@ def enter(committed: Any, user: Any, game: str = "chess", name: str = "bot", **k
     submission = committed(lambda: model_entrant_submit(owner=user, game=game, name=name, **kw))
     submission.refresh_from_db()
     return submission
+
+
+def short_training(user: Any, entrant: Any) -> Any:
+    """A training match against chess's random bot, cut to one short game (set before the
+    commit enqueues it)."""
+    from arena.matches.models import Match
+    from arena.workflows.matches import training_request
+
+    match = training_request(user=user, submission_id=entrant.pk, opponent="house:random")
+    Match.objects.filter(pk=match.pk).update(config={"games": 1, "max_plies": 12})
+    return match
 
 
 def test_an_entrant_is_validated_by_a_short_self_play_and_its_calls_are_in_the_ledger(
@@ -213,3 +225,163 @@ def test_an_entrant_over_its_daily_cap_is_paused_with_the_reason(
     settings.ARENA_LLM_MONTHLY_BUDGET_USD = 0.5
     with pytest.raises(Refused, match="monthly model budget"):
         submission_activate(submission=entrant, user=alice)
+
+
+def test_the_web_form_and_the_api_create_entrants(
+    fake: Any, make_user: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from arena.accounts.services import token_get_or_create
+    from django.test import Client
+
+    register(fake.base_url)
+    user = make_user("alice")
+    client = Client()
+    client.force_login(user)
+    page = client.get("/llm/new/")
+    assert page.status_code == 200 and b"Fake model (fake-1)" in page.content
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/llm/new/",
+            {
+                "model": "fake",
+                "game": "chess",
+                "name": "webbot",
+                "json_output": "on",
+                "system_prompt_addition": "<script>alert(1)</script>",
+            },
+        )
+    assert response.status_code == 302, response.content[:500]
+    detail = client.get(response["Location"])
+    assert b"Spend:" in detail.content and b"accepted" in detail.content
+    assert b"<script>alert(1)</script>" not in detail.content
+    refused = client.post(
+        "/llm/new/", {"model": "fake", "game": "chess", "name": "x", "max_tokens": "999999"}
+    )
+    assert refused.status_code == 400 and b"max_tokens" in refused.content
+    token = token_get_or_create(user=user)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.get("/api/models").json()[0]["name"] == "fake"
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api.post(
+            "/api/model-entrants",
+            {"model": "fake", "game": "poker", "name": "apibot", "temperature": 0.5},
+            content_type="application/json",
+        )
+    assert created.status_code == 201, created.content
+    assert created.json()["game"] == "poker"
+    bad = api.post(
+        "/api/model-entrants",
+        {"model": "nope", "game": "poker", "name": "b"},
+        content_type="application/json",
+    )
+    assert bad.status_code == 400 and "no enabled model" in bad.json()["error"]
+
+
+def test_model_answers_are_public_in_chess_and_the_ledger_is_the_owners(
+    fake: Any, make_user: Any, committed: Any
+) -> None:
+    from arena.llm.models import ModelCall
+    from arena.workflows.ladder import matchmaking_run  # noqa: F401 - the ranked path elsewhere
+    from django.test import Client
+
+    register(fake.base_url)
+    alice = make_user("alice")
+    entrant = enter(committed, alice)
+    match = committed(lambda: short_training(alice, entrant))
+    match.refresh_from_db()
+    assert match.config == {"games": 1, "max_plies": 12} and match.status == "finished"
+    owner = Client()
+    owner.force_login(alice)
+    page = owner.get(f"/llm/matches/{match.pk}/")
+    assert page.status_code == 200
+    assert (
+        page.content.count(b'class="model-answer"')
+        == ModelCall.objects.filter(match_id=match.pk).count()
+    )
+    assert b"model-ledger" in page.content and b"Current position (FEN)" in page.content
+    # A training match is its owner's: others get a 404.
+    other = Client()
+    other.force_login(make_user("mallory"))
+    assert other.get(f"/llm/matches/{match.pk}/").status_code == 404
+
+
+def test_poker_answers_stay_hidden_from_the_public_until_a_showdown(
+    fake: Any, make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.workflows.matches import match_run
+    from django.test import Client
+
+    register(fake.base_url)
+    alice = make_user("alice")
+    entrant = enter(committed, alice, game="poker")
+    house = __import__("arena.submissions.services", fromlist=["x"]).house_submission_ensure(
+        game="poker", bot="always-call"
+    )
+    match = match_create(kind=Match.Kind.RANKED, submissions=[entrant, house])
+    Match.objects.filter(pk=match.pk).update(config={"hands": 3})
+    match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == "finished", match.error
+    page = Client().get(f"/llm/matches/{match.pk}/").content.decode()
+    owner = Client()
+    owner.force_login(alice)
+    mine = owner.get(f"/llm/matches/{match.pk}/").content.decode()
+    # The model checks or calls every hand against always-call: every hand goes to a
+    # showdown, so every answer is public once its hand is over; the prompts stay the owner's.
+    assert page.count('class="model-answer"') == mine.count('class="model-answer"') > 0
+    assert "model-ledger" not in page and "model-ledger" in mine
+    assert "Your cards" not in page and "Your cards" in mine
+
+
+def test_the_key_never_leaves_the_environment(
+    fake: Any, make_user: Any, committed: Any, caplog: Any, settings: Any
+) -> None:
+    import json as _json
+    import logging
+
+    from arena.accounts.services import token_get_or_create
+    from arena.llm.models import ModelCall
+    from arena.matches.logstore import match_log_entries
+    from arena.matches.models import Match
+    from django.test import Client
+
+    caplog.set_level(logging.DEBUG)
+    register(fake.base_url)
+    alice = make_user("alice")
+    entrant = enter(committed, alice)
+    match = committed(lambda: short_training(alice, entrant))
+    assert any(r["headers"].get("authorization") == f"Bearer {KEY}" for r in fake.requests)
+    staff = make_user("root")
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    texts: list[str] = []
+    for who in (alice, staff):
+        client = Client()
+        client.force_login(who)
+        for url in (
+            f"/submissions/{entrant.pk}/",
+            f"/matches/{match.pk}/",
+            f"/llm/matches/{match.pk}/",
+            "/llm/new/",
+            "/admin/llm/languagemodel/",
+            "/admin/llm/languagemodel/1/change/",
+            "/admin/llm/modelcall/",
+        ):
+            texts.append(client.get(url).content.decode())
+    token = token_get_or_create(user=alice)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    for url in (
+        f"/api/submissions/{entrant.pk}",
+        f"/api/matches/{match.pk}",
+        f"/api/matches/{match.pk}/log",
+        "/api/models",
+    ):
+        texts.append(api.get(url).content.decode())
+    for m in Match.objects.all():
+        texts.append(_json.dumps([m.error, m.summary, m.final_state, m.rounds, m.stats]))
+        texts.append(_json.dumps(match_log_entries(m)))
+    texts += [_json.dumps(list(ModelCall.objects.values()), default=str), caplog.text]
+    texts.append(entrant.source)
+    assert all(KEY not in t for t in texts)

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.llm.selectors import model_entrant_of, spend_today_usd, spend_total_usd
 from arena.matches.models import Match
 from arena.matches.selectors import match_log, ranked_matches_of_agent
 from arena.ratings.charts import rating_chart_svg
@@ -97,8 +98,18 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
             status=Submission.Status.ACCEPTED,
         ).select_related("agent")
     ]
+    entrant = model_entrant_of(submission)
     context = {
         "submission": submission,
+        "model_entrant": entrant,
+        "model_spend": (
+            {
+                "today": spend_today_usd(agent_id=submission.agent_id),
+                "total": spend_total_usd(agent_id=submission.agent_id),
+            }
+            if entrant
+            else None
+        ),
         "validation": validation,
         "log": log,
         "training_form": TrainingForm(opponents=opponents),
