@@ -37,6 +37,9 @@ class Endpoint:
     api_key: str = field(default="", repr=False)
     price_input_per_mtok_usd: float = 0.0
     price_output_per_mtok_usd: float = 0.0
+    #: How JSON output is asked for: ``json_schema`` (OpenAI's ``response_format``) or
+    #: ``json_object`` (``{"type": "json_object", "schema": ...}``: llama-cpp-python's server).
+    json_style: str = "json_schema"
 
     def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float:
         """What a call with these token counts costs."""
@@ -199,7 +202,9 @@ class ModelClient:
     ) -> Completion:
         """One call, cut at ``timeout_s``; see the module's docstring for what it raises."""
         params = sampling.as_params()
-        if response_schema is not None:
+        if response_schema is not None and self.endpoint.json_style == "json_object":
+            params["response_format"] = {"type": "json_object", "schema": dict(response_schema)}
+        elif response_schema is not None:
             params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "action", "schema": dict(response_schema)},

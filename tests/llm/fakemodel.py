@@ -21,7 +21,8 @@ Behaviour = tuple[Any, ...]
 
 def legal_answer(body: dict[str, Any]) -> str:
     """The first legal action the narrowed schema allows (check/call first)."""
-    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema", {}) or fmt.get("schema", {})
     if not schema:  # free text: chess's prompt lists the legal moves
         prompt = body["messages"][-1]["content"]
         for line in prompt.splitlines():

@@ -24,7 +24,7 @@ def model_url() -> Iterator[str]:
 
 def seat(url: str, **policy: object) -> LlmSeat:
     return LlmSeat(
-        endpoint=Endpoint(name="smollm2", base_url=url, model="smollm2"),
+        endpoint=Endpoint(name="smollm2", base_url=url, model="smollm2", json_style="json_object"),
         sampling=Sampling(max_tokens=48, temperature=0.0),
         policy=SeatPolicy(move_budget_s=30.0, **policy),  # type: ignore[arg-type]
         display_name="smollm2",
@@ -41,7 +41,8 @@ def test_json_output_plays_only_legal_chess_moves(model_url: str) -> None:
         [seat(model_url), bot("chess", "random")],
         seed=5,
         config={"games": 1, "max_plies": 16},
-        settings=MatchSettings(),
+        # Untimed: a loaded CI machine must not turn a slow answer into a timeout here.
+        settings=MatchSettings(timed=False),
     )
     assert record.platform_error is None
     mine = [e for e in record.log if e.get("method") == "on_turn" and e["seat"] == 0]
@@ -55,7 +56,7 @@ def test_free_text_goes_through_the_re_ask_path_and_the_match_ends(model_url: st
         [seat(model_url, json_output=False), bot("chess", "random")],
         seed=5,
         config={"games": 1, "max_plies": 8},
-        settings=MatchSettings(),
+        settings=MatchSettings(timed=False),
     )
     assert record.platform_error is None
     assert record.seats[0].reason in ("normal", "illegal")

@@ -25,6 +25,15 @@ class LanguageModel(models.Model):
         blank=True,
         help_text="NAME of the environment variable holding the key (never the key itself)",
     )
+
+    class JsonStyle(models.TextChoices):
+        JSON_SCHEMA = "json_schema", "json_schema (OpenAI and most providers)"
+        JSON_OBJECT = "json_object", "json_object with a schema (llama-cpp-python's server)"
+
+    #: How an entrant with JSON output on asks for it.
+    json_style = models.CharField(
+        max_length=16, choices=JsonStyle.choices, default=JsonStyle.JSON_SCHEMA
+    )
     default_temperature = models.FloatField(null=True, blank=True)
     default_top_p = models.FloatField(null=True, blank=True)
     default_max_tokens = models.PositiveIntegerField(default=256)

@@ -99,6 +99,7 @@ def model_seat(
             api_key=key,
             price_input_per_mtok_usd=float(model.price_input_per_mtok_usd),
             price_output_per_mtok_usd=float(model.price_output_per_mtok_usd),
+            json_style=model.json_style,
         ),
         sampling=Sampling(
             max_tokens=min(config.max_tokens, model.max_tokens_cap),
