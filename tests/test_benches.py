@@ -61,6 +61,12 @@ BENCHES = [
         ("postgres",),
     ),
     (
+        "llm_seats.py",
+        ["--calls", "20", "--matches", "2", "--concurrency", "1,2"],
+        {"overhead_ms", "matches_per_minute"},
+        (),
+    ),
+    (
         "platform_flow.py",
         ["--uploads", "1", "--trainings", "1", "--ranked", "2"],
         {"upload_to_accepted_s", "ranked_matches_per_minute_one_worker"},
