@@ -575,6 +575,9 @@ class LeaderboardRow(Schema):
     agent_id: int
     submission: int
     owner: str
+    #: "model" for a language-model entrant (``model`` names it), else "code".
+    kind: Literal["code", "model"] = "code"
+    model: str | None = None
     rating: float
     games: int
     wins: int
@@ -602,6 +605,8 @@ class LeaderboardPage(Schema):
     per_page: int
     total: int
     search: str
+    #: The ``kind`` filter applied: "" (all), "code" or "model".
+    kind: str = ""
     rows: list[LeaderboardRow]
 
 
@@ -617,13 +622,16 @@ def leaderboard_view(
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=MAX_PER_PAGE)] = PER_PAGE,
     q: Annotated[str, Query(max_length=64, description="agent name or owner contains")] = "",
+    kind: Annotated[
+        Literal["", "code", "model"], Query(description="only uploaded code, or only models")
+    ] = "",
 ) -> Any:
     """Best first; rows keep their rank on the whole ladder when searching."""
     try:
         get_game_spec(game)
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
-    return leaderboard_page(game=game, page=page, per_page=per_page, search=q).as_dict()
+    return leaderboard_page(game=game, page=page, per_page=per_page, search=q, kind=kind).as_dict()
 
 
 def not_found(request: HttpRequest) -> HttpResponse:

@@ -385,3 +385,28 @@ def test_the_key_never_leaves_the_environment(
     texts += [_json.dumps(list(ModelCall.objects.values()), default=str), caplog.text]
     texts.append(entrant.source)
     assert all(KEY not in t for t in texts)
+
+
+def test_the_leaderboard_marks_models_and_filters_code_or_model(
+    fake: Any, make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.workflows.submissions import submission_activate, submission_upload
+    from django.test import Client
+
+    register(fake.base_url)
+    alice, bob = make_user("alice"), make_user("bob")
+    entrant = enter(committed, alice, game="simple-card", name="modelbot")
+    code = committed(lambda: submission_upload(owner=bob, source=starter_source, name="codebot"))
+    committed(lambda: submission_activate(submission=entrant, user=alice))
+    committed(lambda: submission_activate(submission=code, user=bob))
+    api = Client()
+    rows = api.get("/api/leaderboard/simple-card").json()["rows"]
+    by_agent = {r["agent"]: r for r in rows}
+    assert by_agent["modelbot v1"]["kind"] == "model" and by_agent["modelbot v1"]["model"] == "fake"
+    assert by_agent["codebot v1"]["kind"] == "code" and by_agent["codebot v1"]["model"] is None
+    models = api.get("/api/leaderboard/simple-card?kind=model").json()["rows"]
+    assert [r["agent"] for r in models] == ["modelbot v1"]
+    code_rows = api.get("/api/leaderboard/simple-card?kind=code").json()["rows"]
+    assert "modelbot v1" not in [r["agent"] for r in code_rows]
+    page = api.get("/games/simple-card/?kind=model").content.decode()
+    assert "model: fake" in page and "codebot" not in page

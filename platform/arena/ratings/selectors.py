@@ -47,6 +47,8 @@ class LeaderboardPage:
     search: str
     #: Whether any row on the page has a BB/100 figure (poker reports it).
     shows_bb_per_100: bool
+    #: The ``kind`` filter: "" (all), "code" or "model".
+    kind: str = ""
 
     @property
     def measure(self) -> str:
@@ -66,6 +68,7 @@ class LeaderboardPage:
             "per_page": self.per_page,
             "total": self.total,
             "search": self.search,
+            "kind": self.kind,
             "rows": self.rows,
         }
 
@@ -134,7 +137,12 @@ _ROW_FIELDS = (
     "submission__agent_id",
     "submission__agent__name",
     "submission__agent__owner__username",
+    # A model entrant's model (a left join: no query more); None for code and house bots.
+    "submission__model_entrant__model__name",
 )
+
+#: The leaderboard's ``kind`` filter: every entry, uploaded code (and house bots), or models.
+KINDS = ("", "code", "model")
 
 
 def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[str, Any]:
@@ -147,6 +155,8 @@ def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[s
         "agent_id": r["submission__agent_id"],
         "submission": r["submission_id"],
         "owner": r["submission__agent__owner__username"],
+        "kind": "model" if r["submission__model_entrant__model__name"] else "code",
+        "model": r["submission__model_entrant__model__name"],
         "rating": round(r["rating"], 1),
         "games": r["games"],
         "wins": r["wins"],
@@ -163,7 +173,7 @@ def _row(r: dict[str, Any], rank: int, ranking: str, min_matches: int) -> dict[s
 
 
 def leaderboard_page(
-    *, game: str, page: int = 1, per_page: int = PER_PAGE, search: str = ""
+    *, game: str, page: int = 1, per_page: int = PER_PAGE, search: str = "", kind: str = ""
 ) -> LeaderboardPage:
     """One page of ``game``'s current ladder, best first, optionally only the rows whose agent
     name or owner contains ``search``; each row keeps its rank on the whole ladder.
@@ -182,6 +192,8 @@ def leaderboard_page(
             Q(submission__agent__name__icontains=search)
             | Q(submission__agent__owner__username__icontains=search)
         )
+    if kind in ("code", "model"):
+        rows = rows.filter(submission__model_entrant__isnull=kind == "code")
     total = rows.count()
     pages = max(1, -(-total // per_page))
     page = max(1, min(page, pages))
@@ -193,7 +205,7 @@ def leaderboard_page(
     page_ids = list(ordered[offset : offset + per_page])
     fetched = {r["id"]: r for r in Rating.objects.filter(pk__in=page_ids).values(*_ROW_FIELDS)}
     chunk = [fetched[i] for i in page_ids]
-    if search:
+    if search or kind in ("code", "model"):
         ranks = _ranks(
             page_ids,
             game=game,
@@ -216,6 +228,7 @@ def leaderboard_page(
         total=total,
         search=search,
         shows_bb_per_100=any(row["bb_per_100"] is not None for row in board),
+        kind=kind if kind in ("code", "model") else "",
     )
 
 
