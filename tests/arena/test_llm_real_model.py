@@ -39,6 +39,7 @@ def test_a_real_model_entered_through_the_form_trains_and_plays_ranked_against_c
     make_user: Any,
     committed: Any,
     django_capture_on_commit_callbacks: Any,
+    settings: Any,
 ) -> None:
     from arena.llm.models import LanguageModel, ModelCall
     from arena.matches import services as match_services
@@ -50,6 +51,9 @@ def test_a_real_model_entered_through_the_form_trains_and_plays_ranked_against_c
 
     from games.core import get_game_spec
 
+    # A loaded machine (CI, two cores shared) must not turn a slow answer into a timeout here:
+    # the move budget is tested against the loopback server (tests/llm/test_seat.py).
+    settings.ARENA_LLM_MOVE_BUDGET_S = 120.0
     LanguageModel.objects.create(
         name="smollm2",
         display_name="SmolLM2 135M",
