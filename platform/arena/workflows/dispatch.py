@@ -54,10 +54,6 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
     without a query per match."""
     if not matches:
         return
-    limits: dict[tuple[str, int], tuple[float, float]] = {}
-    for m in matches:
-        if (m.game, m.game_version) not in limits:
-            limits[(m.game, m.game_version)] = match_time_limits_s(m, seats=2)
 
     def enqueue() -> None:
         task = app.tasks[MATCH_RUN_TASK]
@@ -75,9 +71,15 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
             if models
             else set()
         )
+        # Time limits sized once per game and kind of seat (a model seat's move is longer).
+        limits: dict[tuple[str, int, bool], tuple[float, float]] = {}
+        for m in matches:
+            key = (m.game, m.game_version, m.pk in with_model)
+            if key not in limits:
+                limits[key] = match_time_limits_s(m, seats=2, with_model=key[2])
         with app.producer_or_acquire() as producer:
             for m in matches:
-                soft, hard = limits[(m.game, m.game_version)]
+                soft, hard = limits[(m.game, m.game_version, m.pk in with_model)]
                 extra = {"queue": LLM_QUEUE} if m.pk in with_model else {}
                 task.apply_async(
                     args=[m.pk], soft_time_limit=soft, time_limit=hard, producer=producer, **extra
