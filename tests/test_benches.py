@@ -70,6 +70,11 @@ BENCHES = [
         "challenge_burst.py",
         ["--entries", "2", "--seconds", "4", "--burst", "5", "--quota", "2"],
         {"alone", "with_burst", "ranked_ratio_with_burst", "targets"},
+    ),
+    (
+        "llm_seats.py",
+        ["--calls", "20", "--matches", "2", "--concurrency", "1,2"],
+        {"overhead_ms", "matches_per_minute"},
         (),
     ),
     (

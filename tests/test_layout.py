@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = {
     "games": {"games"},
     "sandbox": {"sandbox", "games"},
+    # Model seats: shared by the worker and the command line, so Django-free.
+    "llm_seat": {"llm_seat", "games"},
 }
-PROJECT_TREES = {"games", "sandbox", "arena", "arena_cli"}
+PROJECT_TREES = {"games", "sandbox", "arena", "arena_cli", "llm_seat"}
 
 
 def test_platform_is_a_source_root_not_a_package() -> None:
@@ -88,6 +90,7 @@ APP_ORDER = [
     "accounts",
     "notifications",
     "submissions",
+    "llm",
     "matches",
     "ratings",
     "competitions",

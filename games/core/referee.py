@@ -129,6 +129,16 @@ class _Match:
             )
         self.seat_of = {pid: i for i, pid in enumerate(self.player_ids)}
         self.bank_s = [settings.time_bank_s for _ in self.agents]
+        # A seat with its own clock (a language-model seat: a per-move budget covering its
+        # re-asks, docs/llm-seats.md) says so through ``seat_budget_s``; it also gets the game,
+        # read-only, to build its prompt from the game's own adapter.
+        self.own_budget_s: list[float | None] = []
+        for agent, pid in zip(self.agents, self.player_ids, strict=True):
+            bind = getattr(agent, "bind_match", None)
+            if callable(bind):
+                bind(game=self.game, player_id=pid, timed=settings.timed)
+            own = getattr(agent, "seat_budget_s", None)
+            self.own_budget_s.append(float(own(settings.timed)) if callable(own) else None)
         self.record = MatchRecord(
             game=game_id,
             game_version=self.spec.version,
@@ -147,6 +157,9 @@ class _Match:
     # --- calls --------------------------------------------------------------------------------
 
     def _budget(self, seat: int) -> float:
+        own = self.own_budget_s[seat]
+        if own is not None:
+            return own
         if not self.settings.timed:
             return self.settings.untimed_turn_timeout_s
         return self.settings.turn_timeout_s + self.bank_s[seat]
@@ -228,7 +241,7 @@ class _Match:
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, timeout))
         seat_result = self.record.seats[seat]
         seat_result.time_used_ms += result.elapsed_ms
-        if self.settings.timed and budget_s is None:
+        if self.settings.timed and budget_s is None and self.own_budget_s[seat] is None:
             overrun_s = result.elapsed_ms / 1000 - self.settings.turn_timeout_s
             if overrun_s > 0:
                 self.bank_s[seat] = max(0.0, self.bank_s[seat] - overrun_s)
@@ -244,6 +257,12 @@ class _Match:
         return result, entry
 
     def _timeout_detail(self, seat: int, method: str, exc: AgentTimeout) -> str:
+        own = self.own_budget_s[seat]
+        if own is not None and self.settings.timed:
+            return (
+                f"{method} did not answer within its {own:g} s move budget (re-asks included); "
+                "a timeout forfeits the match"
+            )
         if not self.settings.timed:
             return f"{method} ran past the untimed cap of {exc.budget_s:.0f} s"
         bank = (

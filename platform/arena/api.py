@@ -26,6 +26,7 @@ from pydantic import ValidationError as PydanticValidationError
 from arena.accounts.models import User
 from arena.accounts.services import token_get_or_create, token_user
 from arena.errors import NotFound, RateLimited, Refused
+from arena.llm import selectors as llm_selectors
 from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
 from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, ladder_wait, leaderboard_page
@@ -34,6 +35,7 @@ from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.services import submission_deactivate
 from arena.tournaments import selectors as tournament_selectors
 from arena.tournaments.services import entry_create, entry_withdraw
+from arena.workflows.llm import model_entrant_submit
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import UnknownGameError, available_game_ids, get_game_spec
@@ -462,6 +464,68 @@ def training(request: HttpRequest, body: TrainingIn) -> Any:
     return Status(201, {"match": match.pk, "status": match.status})
 
 
+class LanguageModelOut(Schema):
+    name: str
+    display_name: str
+    model_id: str
+    max_tokens_cap: int
+    price_input_per_mtok_usd: float
+    price_output_per_mtok_usd: float
+
+
+@api.get(
+    "/models",
+    auth=None,
+    response={200: list[LanguageModelOut], **ERRORS},
+    summary="The language models you may enter",
+)
+def language_models(request: HttpRequest) -> Any:
+    """Enabled models (the operator's registry; keys never leave the workers' environment)."""
+    return [
+        {
+            "name": m.name,
+            "display_name": m.display_name,
+            "model_id": m.model_id,
+            "max_tokens_cap": m.max_tokens_cap,
+            "price_input_per_mtok_usd": float(m.price_input_per_mtok_usd),
+            "price_output_per_mtok_usd": float(m.price_output_per_mtok_usd),
+        }
+        for m in llm_selectors.models_enabled()
+    ]
+
+
+class ModelEntrantIn(Schema):
+    model: Annotated[str, StringConstraints(max_length=64), Storable]
+    game: Annotated[str, StringConstraints(max_length=64), Storable]
+    name: AgentName
+    system_prompt_addition: Annotated[str, StringConstraints(max_length=20_000), Storable] = ""
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    json_output: bool = True
+
+
+@api.post(
+    "/model-entrants",
+    response={201: SubmissionOut, **ERRORS},
+    summary="Enter a language model (a new version, validated in self-play)",
+)
+def model_entrant_create_view(request: HttpRequest, body: ModelEntrantIn) -> Any:
+    """A registered model + game + your settings; changing anything makes a new version."""
+    submission = model_entrant_submit(
+        owner=user_of(request),
+        model_name=body.model,
+        game=body.game,
+        name=body.name,
+        system_prompt_addition=body.system_prompt_addition,
+        temperature=body.temperature,
+        top_p=body.top_p,
+        max_tokens=body.max_tokens,
+        json_output=body.json_output,
+    )
+    return Status(201, submission_selectors.submission_as_dict(submission))
+
+
 class ParticipantOut(Schema):
     model_config = ConfigDict(extra="allow")
 
@@ -554,6 +618,9 @@ class LeaderboardRow(Schema):
     agent_id: int
     submission: int
     owner: str
+    #: "model" for a language-model entrant (``model`` names it), else "code".
+    kind: Literal["code", "model"] = "code"
+    model: str | None = None
     rating: float
     games: int
     wins: int
@@ -585,6 +652,8 @@ class LeaderboardPage(Schema):
     search: str
     #: The game's own ladder figures: ``key``, ``label``, ``description``.
     figures: list[LadderFigureOut]
+    #: The ``kind`` filter applied: "" (all), "code" or "model".
+    kind: str = ""
     rows: list[LeaderboardRow]
 
 
@@ -600,13 +669,16 @@ def leaderboard_view(
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=MAX_PER_PAGE)] = PER_PAGE,
     q: Annotated[str, Query(max_length=64, description="agent name or owner contains")] = "",
+    kind: Annotated[
+        Literal["", "code", "model"], Query(description="only uploaded code, or only models")
+    ] = "",
 ) -> Any:
     """Best first; rows keep their rank on the whole ladder when searching."""
     try:
         get_game_spec(game)
     except UnknownGameError as exc:
         raise NotFound(str(exc)) from None
-    return leaderboard_page(game=game, page=page, per_page=per_page, search=q).as_dict()
+    return leaderboard_page(game=game, page=page, per_page=per_page, search=q, kind=kind).as_dict()
 
 
 # --- Challenges, history, head-to-head, notifications (README "Challenges", "History") --------

@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "axes",
     "arena.accounts",
     "arena.submissions",
+    "arena.llm",
     "arena.matches",
     "arena.ratings",
     "arena.catalog",
@@ -273,10 +274,11 @@ CELERY_WORKER_CONCURRENCY = int(os.environ.get("ARENA_WORKER_CONCURRENCY", "0"))
 #: The queues, one per role (deploy/README.md, "Queues and worker pools"), each named
 #: ``<ARENA_INSTANCE_ID>.<role>`` so that deployments sharing one Redis never take each other's
 #: tasks: ``matches`` (ranked), ``training`` (training matches), ``validation`` (uploads'
-#: self-play checks), ``tournament`` (tournament games) and ``maintenance`` (matchmaking,
+#: self-play checks), ``tournament`` (tournament games), ``llm`` (matches with a model seat)
+#: and ``maintenance`` (matchmaking,
 #: sweeper, reaper, log upkeep; the default queue, where every task without a route goes).
 #: ``arena.matches.queues`` maps match kinds to roles.
-ARENA_QUEUE_ROLES = ("matches", "training", "validation", "tournament", "maintenance")
+ARENA_QUEUE_ROLES = ("matches", "training", "validation", "tournament", "llm", "maintenance")
 #: The roles a worker started by ``manage.py arena_worker`` consumes without ``--role``
 #: (default: every role, so one worker node runs everything).
 ARENA_WORKER_ROLES = env_list("ARENA_WORKER_QUEUES", ",".join(ARENA_QUEUE_ROLES))
@@ -314,6 +316,9 @@ ARENA_INTERACTIVE_CONCURRENCY = int(os.environ.get("ARENA_INTERACTIVE_CONCURRENC
     1, CELERY_WORKER_CONCURRENCY // 2
 )
 ARENA_MAINTENANCE_CONCURRENCY = int(os.environ.get("ARENA_MAINTENANCE_CONCURRENCY", "1"))
+#: Threads of the model pool (matches with a language-model seat; each mostly waits on its
+#: provider, and each model's own caps limit its calls in flight).
+ARENA_LLM_CONCURRENCY = int(os.environ.get("ARENA_LLM_CONCURRENCY", "8"))
 CELERY_TASK_ALWAYS_EAGER = env_bool("ARENA_CELERY_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 ARENA_MATCHMAKING_INTERVAL_S = float(os.environ.get("ARENA_MATCHMAKING_INTERVAL_S", "5"))
@@ -517,3 +522,25 @@ MIDDLEWARE.append("arena.ops.middleware.OutageMiddleware")
 ARENA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("ARENA_DB_CONNECT_TIMEOUT_S", "5"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = ARENA_DB_CONNECT_TIMEOUT_S  # type: ignore[index]
+
+# --- Language-model seats (docs/llm-seats.md) -----------------------------------------------------
+#: Timed matches: a model seat's latency budget per move, its re-asks included (seed 003: 5 s).
+ARENA_LLM_MOVE_BUDGET_S = float(os.environ.get("ARENA_LLM_MOVE_BUDGET_S", "5"))
+#: Untimed matches: no move clock, but no single model call runs longer than this.
+ARENA_LLM_UNTIMED_CALL_CAP_S = float(os.environ.get("ARENA_LLM_UNTIMED_CALL_CAP_S", "300"))
+#: A model's HTTP answer is cut at this size (a longer one is a refused, unreadable answer).
+ARENA_LLM_MAX_RESPONSE_BYTES = int(os.environ.get("ARENA_LLM_MAX_RESPONSE_BYTES", "1048576"))
+#: Tries of one call when the provider fails (429, 5xx, refused connection), and the first
+#: back-off (doubling, at most 8 s); after the last the match is re-queued as a platform error.
+ARENA_LLM_PROVIDER_ATTEMPTS = int(os.environ.get("ARENA_LLM_PROVIDER_ATTEMPTS", "4"))
+ARENA_LLM_BACKOFF_S = float(os.environ.get("ARENA_LLM_BACKOFF_S", "0.5"))
+#: The longest a seat waits for its model's concurrency or rate slot (never charged to a move).
+ARENA_LLM_SLOT_WAIT_MAX_S = float(os.environ.get("ARENA_LLM_SLOT_WAIT_MAX_S", "120"))
+#: Cost caps in USD: per match (all its model seats), per entrant per UTC day, per calendar
+#: month for the whole site. A match is not scheduled without the budget; an entrant over its
+#: daily cap is paused with the reason on its page.
+ARENA_LLM_MATCH_CAP_USD = float(os.environ.get("ARENA_LLM_MATCH_CAP_USD", "1"))
+ARENA_LLM_ENTRANT_DAILY_CAP_USD = float(os.environ.get("ARENA_LLM_ENTRANT_DAILY_CAP_USD", "5"))
+ARENA_LLM_MONTHLY_BUDGET_USD = float(os.environ.get("ARENA_LLM_MONTHLY_BUDGET_USD", "100"))
+#: The longest system-prompt addition an entrant may give (characters).
+ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS = int(os.environ.get("ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS", "2000"))

@@ -18,5 +18,6 @@ urlpatterns = [
     path("tournaments/", include("arena.tournaments.urls")),
     # /healthz, /readyz, /metrics and the operator's page /ops/ (docs/operations.md).
     path("", include("arena.ops.urls")),
+    path("llm/", include("arena.llm.urls")),
     path("", include("arena.catalog.urls")),
 ]

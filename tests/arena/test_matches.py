@@ -272,9 +272,9 @@ def test_only_ranked_matches_freeze_the_waiting_agent(
     asked: list[tuple[str, bool]] = []
     real = sandboxing.make_handle
 
-    def spy(submission: Any, *, freeze_idle: bool = True, match_id: int | None = None) -> Any:
+    def spy(submission: Any, *, freeze_idle: bool = True, **kw: Any) -> Any:
         asked.append((submission.label, freeze_idle))
-        return real(submission, freeze_idle=freeze_idle, match_id=match_id)
+        return real(submission, freeze_idle=freeze_idle, **kw)
 
     monkeypatch.setattr("arena.matches.sandboxing.make_handle", spy)
     match, mine, _ = _ranked_match(committed, make_user(), starter_source)

@@ -26,7 +26,7 @@ def test_every_queue_carries_the_instance_and_maintenance_has_its_own() -> None:
     instance = settings.ARENA_INSTANCE_ID
     assert {
         role: f"{instance}.{role}"
-        for role in ("matches", "training", "validation", "tournament", "maintenance")
+        for role in ("matches", "training", "validation", "tournament", "llm", "maintenance")
     } == settings.ARENA_QUEUES
     # Every periodic task (matchmaking, sweeper, reaper, log upkeep) goes to maintenance.
     assert MAINTENANCE_TASKS and {_routed_queue(t) for t in MAINTENANCE_TASKS} == {

@@ -60,7 +60,13 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
     spec = _spec(game)
     rules_html = _rules_html(spec.id, spec.version)
     recent = ranked_matches(live=False, game=game)
-    board = leaderboard_page(game=game, page=_page_number(request), search=request.GET.get("q", ""))
+    kind = request.GET.get("kind", "")
+    board = leaderboard_page(
+        game=game,
+        page=_page_number(request),
+        search=request.GET.get("q", ""),
+        kind=kind if kind in ("code", "model") else "",
+    )
     return render(
         request,
         "catalog/game.html",

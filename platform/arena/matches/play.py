@@ -112,7 +112,14 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
         freeze = match.kind in (Match.Kind.RANKED, Match.Kind.TOURNAMENT)
         handles = [
-            sandboxing.make_handle(p.submission, freeze_idle=freeze, match_id=match.pk)
+            sandboxing.make_handle(
+                p.submission,
+                freeze_idle=freeze,
+                match_id=match.pk,
+                seat=p.seat,
+                match_attempt=match.attempts,
+                validation=match.kind == Match.Kind.VALIDATION,
+            )
             for p in participants
         ]
         record = play_match(

@@ -17,10 +17,13 @@ from arena.matches.models import Match
 RANKED = "matches"
 TRAINING = "training"
 VALIDATION = "validation"
+#: Matches with a language-model seat: I/O-bound, played by a pool that keeps many calls in
+#: flight, so a slow provider never holds a code match's worker (docs/llm-seats.md).
+LLM = "llm"
 #: Tournament games: the tournament scheduler caps how many wait here (the tournaments' share).
 TOURNAMENT = "tournament"
 MAINTENANCE = "maintenance"
-ROLES = (RANKED, TRAINING, VALIDATION, TOURNAMENT, MAINTENANCE)
+ROLES = (RANKED, TRAINING, VALIDATION, TOURNAMENT, LLM, MAINTENANCE)
 
 _ROLE_OF_KIND = {
     Match.Kind.RANKED: RANKED,
@@ -47,5 +50,9 @@ def role_of_kind(kind: str) -> str:
 
 
 def match_queue(match: Match) -> str:
-    """The queue the match runs in."""
+    """The queue the match runs in: ``llm`` when a seat is a language model, else its kind's."""
+    from arena.llm.selectors import model_entrant_ids
+
+    if model_entrant_ids(match.participants.values_list("submission_id", flat=True)):
+        return queue_name(LLM)
     return queue_name(role_of_kind(match.kind))

@@ -27,6 +27,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from arena import metrics
+from arena.llm.seats import model_seat
+from arena.llm.selectors import model_entrant_of
 from arena.matches.models import DONE_STATUSES, Match
 from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
@@ -98,16 +100,34 @@ def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:
 
 
 def make_handle(
-    submission: Submission, *, freeze_idle: bool = True, match_id: int | None = None
+    submission: Submission,
+    *,
+    freeze_idle: bool = True,
+    match_id: int | None = None,
+    seat: int = 0,
+    match_attempt: int = 0,
+    validation: bool = False,
 ) -> AgentHandle:
     """A fresh, unstarted handle for one seat; the referee starts and closes it.
 
     ``freeze_idle`` freezes a sandboxed agent while it waits for its turn; ``match_id`` names
-    its container after the match, for ``sandboxes_reap``.
+    its container after the match, for ``sandboxes_reap``. A model entrant gets a model seat
+    in this process (never a sandbox: it runs no code of its owner), ``seat`` and
+    ``match_attempt`` label its ledger rows and ``validation`` makes a dead endpoint reject it.
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
         return trusted_handle(bot_class, name=submission.label)
+    entrant = model_entrant_of(submission)
+    if entrant is not None:
+        return model_seat(
+            config=entrant,
+            name=submission.label,
+            match_id=match_id,
+            match_attempt=match_attempt,
+            seat=seat,
+            validation=validation,
+        )
     return create_handle(
         submission.source,
         name=submission.label,

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from arena import metrics
 from arena.errors import Refused
+from arena.llm.selectors import model_entrant_ids
 from arena.matches.models import Match
 from games.core import ArenaConfig, create_game
 
@@ -64,7 +65,9 @@ def _count_transition(*, match: Match, previous: str, status: str) -> None:
         )
 
 
-def match_time_limits_s(match: Match, *, seats: int | None = None) -> tuple[float, float]:
+def match_time_limits_s(
+    match: Match, *, seats: int | None = None, with_model: bool | None = None
+) -> tuple[float, float]:
     """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock.
 
     Games do not declare a turn cap, so a round is assumed to take at most
@@ -84,6 +87,18 @@ def match_time_limits_s(match: Match, *, seats: int | None = None) -> tuple[floa
         logger.exception("could not size match %s of %s", match.pk, match.game)
         rounds = 200
     per_call_s = settings.ARENA_TURN_TIMEOUT_S if match.timed else 60.0
+    if with_model is None:
+        with_model = match.pk is not None and bool(
+            model_entrant_ids(match.participants.values_list("submission_id", flat=True))
+        )
+    if with_model:
+        # A model seat's move may take its whole budget (docs/llm-seats.md).
+        model_s = (
+            settings.ARENA_LLM_MOVE_BUDGET_S
+            if match.timed
+            else settings.ARENA_LLM_UNTIMED_CALL_CAP_S
+        )
+        per_call_s = max(per_call_s, model_s)
     calls = rounds * seats * max(10, 200 // rounds)
     hard = min(max(60.0 + calls * per_call_s, 300.0), 6 * 3600.0)
     return hard - 30, hard

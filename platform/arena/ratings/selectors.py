@@ -58,6 +58,8 @@ class LeaderboardPage:
     #: The rows as the page shows them, every figure already formatted and every link made
     #: (``leaderboard_cells``): the template only places strings, 50 rows cost no formatting.
     cells: list[dict[str, Any]] = field(default_factory=list)
+    #: The ``kind`` filter: "" (all), "code" or "model".
+    kind: str = ""
 
     @property
     def measure(self) -> str:
@@ -80,6 +82,7 @@ class LeaderboardPage:
             "figures": [
                 {"key": f.key, "label": f.label, "description": f.description} for f in self.figures
             ],
+            "kind": self.kind,
             "rows": [{k: v for k, v in row.items() if k != "figure_values"} for row in self.rows],
         }
 
@@ -147,7 +150,12 @@ _ROW_FIELDS = (
     "submission__agent_id",
     "submission__agent__name",
     "submission__agent__owner__username",
+    # A model entrant's model (a left join: no query more); None for code and house bots.
+    "submission__model_entrant__model__name",
 )
+
+#: The leaderboard's ``kind`` filter: every entry, uploaded code (and house bots), or models.
+KINDS = ("", "code", "model")
 
 
 def _row(
@@ -169,6 +177,8 @@ def _row(
         "agent_id": r["submission__agent_id"],
         "submission": r["submission_id"],
         "owner": r["submission__agent__owner__username"],
+        "kind": "model" if r["submission__model_entrant__model__name"] else "code",
+        "model": r["submission__model_entrant__model__name"],
         "rating": round(r["rating"], 1),
         "games": r["games"],
         "wins": r["wins"],
@@ -223,7 +233,7 @@ def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def leaderboard_page(
-    *, game: str, page: int = 1, per_page: int = PER_PAGE, search: str = ""
+    *, game: str, page: int = 1, per_page: int = PER_PAGE, search: str = "", kind: str = ""
 ) -> LeaderboardPage:
     """One page of ``game``'s current ladder, best first, optionally only the rows whose agent
     name or owner contains ``search``; each row keeps its rank on the whole ladder.
@@ -242,6 +252,8 @@ def leaderboard_page(
             Q(submission__agent__name__icontains=search)
             | Q(submission__agent__owner__username__icontains=search)
         )
+    if kind in ("code", "model"):
+        rows = rows.filter(submission__model_entrant__isnull=kind == "code")
     total = rows.count()
     pages = max(1, -(-total // per_page))
     page = max(1, min(page, pages))
@@ -253,7 +265,7 @@ def leaderboard_page(
     page_ids = list(ordered[offset : offset + per_page])
     fetched = {r["id"]: r for r in Rating.objects.filter(pk__in=page_ids).values(*_ROW_FIELDS)}
     chunk = [fetched[i] for i in page_ids]
-    if search:
+    if search or kind in ("code", "model"):
         ranks = _ranks(
             page_ids,
             game=game,
@@ -278,6 +290,7 @@ def leaderboard_page(
         search=search,
         figures=figures,
         cells=leaderboard_cells(board),
+        kind=kind if kind in ("code", "model") else "",
     )
 
 

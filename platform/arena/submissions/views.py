@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from arena.accounts.selectors import signed_in_user
 from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.llm.selectors import model_entrant_of, spend_today_usd, spend_total_usd
 from arena.matches.models import Match
 from arena.matches.selectors import (
     match_log,
@@ -146,8 +147,18 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         ).select_related("agent")
     ]
     running = validation is not None and not validation.is_done
+    entrant = model_entrant_of(submission)
     context = {
         "submission": submission,
+        "model_entrant": entrant,
+        "model_spend": (
+            {
+                "today": spend_today_usd(agent_id=submission.agent_id),
+                "total": spend_total_usd(agent_id=submission.agent_id),
+            }
+            if entrant
+            else None
+        ),
         "validation": validation,
         # While it runs: turns played and calls answered so far; while queued: what it awaits.
         "progress": match_progress(validation) if running and validation else None,

@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.celery_app import app
-from arena.matches.models import Match
-from arena.matches.queues import match_queue
+from arena.llm.selectors import model_entrant_ids
+from arena.matches.models import Match, Participant
+from arena.matches.queues import LLM, match_queue, queue_name
 from arena.matches.services import match_create
 from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
@@ -40,20 +41,35 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
     without a query per match."""
     if not matches:
         return
-    limits: dict[tuple[str, int], tuple[float, float]] = {}
-    for m in matches:
-        if (m.game, m.game_version) not in limits:
-            limits[(m.game, m.game_version)] = match_time_limits_s(m, seats=2)
 
     def enqueue() -> None:
         task = app.tasks[MATCH_RUN_TASK]
-        Match.objects.filter(pk__in=[m.pk for m in matches]).update(enqueued=timezone.now())
+        ids = [m.pk for m in matches]
+        Match.objects.filter(pk__in=ids).update(enqueued=timezone.now())
+        models = model_entrant_ids(
+            Participant.objects.filter(match_id__in=ids).values_list("submission_id", flat=True)
+        )
+        with_model = (
+            set(
+                Participant.objects.filter(match_id__in=ids, submission_id__in=models).values_list(
+                    "match_id", flat=True
+                )
+            )
+            if models
+            else set()
+        )
+        # Time limits sized once per game and kind of seat (a model seat's move is longer).
+        limits: dict[tuple[str, int, bool], tuple[float, float]] = {}
+        for m in matches:
+            key = (m.game, m.game_version, m.pk in with_model)
+            if key not in limits:
+                limits[key] = match_time_limits_s(m, seats=2, with_model=key[2])
         with app.producer_or_acquire() as producer:
             for m in matches:
-                soft, hard = limits[(m.game, m.game_version)]
+                soft, hard = limits[(m.game, m.game_version, m.pk in with_model)]
                 task.apply_async(
                     args=[m.pk],
-                    queue=match_queue(m),
+                    queue=queue_name(LLM) if m.pk in with_model else match_queue(m),
                     soft_time_limit=soft,
                     time_limit=hard,
                     producer=producer,

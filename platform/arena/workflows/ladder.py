@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from arena.llm.services import model_entrants_pause_over_budget
 from arena.matches.models import Match
 from arena.ratings.services import ladder_pair
 from arena.workflows.dispatch import matches_enqueue_on_commit
@@ -14,6 +15,8 @@ def matchmaking_run() -> list[Match]:
     """Pair free ladder entries of every game; their ranked matches are enqueued per game as
     each game's pairing commits."""
     created: list[Match] = []
+    # A model entrant without the budget for a match leaves the ladder first (with the reason).
+    model_entrants_pause_over_budget()
     for game in available_game_ids():
         with transaction.atomic():
             paired = ladder_pair(game=game)

@@ -27,6 +27,9 @@ import traceback
 from django.db import transaction
 
 from arena.accounts.models import User
+from arena.errors import Refused
+from arena.llm.selectors import model_entrant_of
+from arena.llm.services import model_budget_refusal
 from arena.matches import services as match_services
 from arena.matches.models import Match
 from arena.matches.play import (
@@ -119,6 +122,11 @@ def training_request(*, user: User, submission_id: int, opponent: str, timed: bo
     match = match_services.training_create(
         user=user, submission_id=submission_id, opponent=opponent, timed=timed
     )
+    for participant in match.participants.select_related("submission__agent"):
+        entrant = model_entrant_of(participant.submission)
+        reason = entrant and model_budget_refusal(config=entrant)
+        if reason:
+            raise Refused(f"{participant.submission.label} cannot play now: {reason}")
     match_enqueue_on_commit(match.pk)
     return match
 

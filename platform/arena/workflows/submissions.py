@@ -8,6 +8,9 @@ from django.db import transaction
 from arena.accounts.models import User
 from arena.accounts.services import upload_allowed_check
 from arena.competitions.services import ladder_pauses_clear
+from arena.errors import Refused
+from arena.llm.selectors import model_entrant_of
+from arena.llm.services import model_budget_refusal
 from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
 from arena.submissions import services as submission_services
@@ -77,7 +80,16 @@ def submission_upload(
 
 @transaction.atomic
 def submission_activate(*, submission: Submission, user: User) -> Submission:
-    """Put an accepted submission on its game's ladder (at most ``ARENA_ACTIVE_PER_GAME``)."""
+    """Put an accepted submission on its game's ladder (at most ``ARENA_ACTIVE_PER_GAME``); a
+    model entrant only with the budget for a match (which clears a pause's reason)."""
+    entrant = model_entrant_of(submission)
+    if entrant is not None:
+        reason = model_budget_refusal(config=entrant)
+        if reason:
+            raise Refused(f"{submission.label} cannot enter the ladder now: {reason}")
+        if entrant.paused_reason:
+            entrant.paused_reason = ""
+            entrant.save(update_fields=["paused_reason"])
     submission = submission_services.submission_mark_active(submission=submission, user=user)
     rating_ensure(submission=submission)
     ladder_pauses_clear(submission=submission)

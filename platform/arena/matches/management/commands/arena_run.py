@@ -41,6 +41,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.matches.management.commands.arena_worker import (
+    POOL_EXTRA,
     POOLS,
     beat_argv,
     child_env,
@@ -247,13 +248,19 @@ class Command(BaseCommand):
             "worker": options["concurrency"],
             "interactive worker": settings.ARENA_INTERACTIVE_CONCURRENCY,
             "maintenance worker": settings.ARENA_MAINTENANCE_CONCURRENCY,
+            "model worker": settings.ARENA_LLM_CONCURRENCY,
         }
         workers = [
             Child(
                 name,
-                worker_argv(concurrency=concurrency[name], roles=roles),
-                # Maintenance plays no match: no warm pool of agent containers there.
-                env={"ARENA_SANDBOX_POOL_SIZE": "0"} if name == "maintenance worker" else {},
+                worker_argv(
+                    concurrency=concurrency[name], roles=roles, extra=POOL_EXTRA.get(name, ())
+                ),
+                # Maintenance plays no match, and a model match's code seat is cold-started
+                # rarely enough: no warm pool of agent containers there.
+                env={"ARENA_SANDBOX_POOL_SIZE": "0"}
+                if name in ("maintenance worker", "model worker")
+                else {},
             )
             for name, roles in POOLS.items()
         ]

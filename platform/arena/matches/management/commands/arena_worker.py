@@ -39,7 +39,12 @@ POOLS: dict[str, tuple[str, ...]] = {
     "worker": ("matches", "tournament"),
     "interactive worker": ("training", "validation"),
     "maintenance worker": ("maintenance",),
+    # Matches with a language-model seat wait on a provider most of the time: threads keep many
+    # calls in flight without a process each (docs/llm-seats.md).
+    "model worker": ("llm",),
 }
+#: Extra ``celery worker`` arguments of a pool.
+POOL_EXTRA: dict[str, tuple[str, ...]] = {"model worker": ("--pool", "threads")}
 
 
 def role_queues(roles: list[str] | tuple[str, ...]) -> list[str]:

@@ -1,0 +1,114 @@
+"""Registered models, model entrants (a ``Submission`` with its model config) and the ledger."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import models
+
+from arena.submissions.models import Submission
+
+
+class LanguageModel(models.Model):
+    """A model the operator offers, at an OpenAI-compatible endpoint.
+
+    The key is never stored: ``api_key_env`` names the environment variable of the worker that
+    holds it (empty for a local server that takes none).
+    """
+
+    name = models.SlugField(max_length=64, unique=True, help_text="what users pick: llm:<name>")
+    display_name = models.CharField(max_length=100)
+    base_url = models.URLField(max_length=500, help_text="e.g. https://api.openai.com/v1")
+    model_id = models.CharField(max_length=200, help_text="the model name the endpoint expects")
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="NAME of the environment variable holding the key (never the key itself)",
+    )
+
+    class JsonStyle(models.TextChoices):
+        JSON_SCHEMA = "json_schema", "json_schema (OpenAI and most providers)"
+        JSON_OBJECT = "json_object", "json_object with a schema (llama-cpp-python's server)"
+
+    #: How an entrant with JSON output on asks for it.
+    json_style = models.CharField(
+        max_length=16, choices=JsonStyle.choices, default=JsonStyle.JSON_SCHEMA
+    )
+    default_temperature = models.FloatField(null=True, blank=True)
+    default_top_p = models.FloatField(null=True, blank=True)
+    default_max_tokens = models.PositiveIntegerField(default=256)
+    #: The most ``max_tokens`` an entrant may ask for (the per-call cap).
+    max_tokens_cap = models.PositiveIntegerField(default=1024)
+    price_input_per_mtok_usd = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0)
+    )
+    price_output_per_mtok_usd = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0)
+    )
+    #: Calls in flight at once across every worker (Redis), and calls per minute.
+    concurrency = models.PositiveIntegerField(default=4)
+    requests_per_minute = models.PositiveIntegerField(default=60)
+    enabled = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.display_name or self.name
+
+
+class ModelEntrantConfig(models.Model):
+    """What makes a submission a model entrant; immutable like the submission it belongs to.
+
+    The submission's ``source`` holds this config as canonical JSON and ``sha256`` hashes it.
+    """
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, related_name="model_entrant"
+    )
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="entrants")
+    system_prompt_addition = models.TextField(blank=True)
+    temperature = models.FloatField(null=True, blank=True)
+    top_p = models.FloatField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField()
+    json_output = models.BooleanField(default=True)
+    #: Why the entrant was taken off its ladder by a cost cap (shown on its page); empty: not.
+    paused_reason = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.submission} on {self.model.name}"
+
+
+class ModelCall(models.Model):
+    """One call to a model: the ledger (the prompt and answer are the entrant owner's)."""
+
+    #: The match (an id, not a key: this app sits below ``matches``).
+    match_id = models.BigIntegerField(db_index=True)
+    match_attempt = models.PositiveIntegerField(default=0)
+    seat = models.PositiveSmallIntegerField()
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="model_calls")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="calls")
+    round = models.IntegerField(default=0)
+    turn = models.IntegerField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(default=0)
+    #: answered | timeout | too_large | provider_error
+    outcome = models.CharField(max_length=16)
+    messages = models.JSONField(default=list)
+    text = models.TextField(blank=True)
+    reasoning = models.TextField(blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    reasoning_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0.0)
+    cost_usd = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal(0))
+    request_id = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["match_id", "pk"]
+        indexes = [models.Index(fields=["submission", "created"], name="modelcall_entrant_day")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}: {self.outcome}"

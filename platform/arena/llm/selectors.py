@@ -1,0 +1,67 @@
+"""Reads of the model app: entrants, spend, the ledger of a match."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
+from arena.submissions.models import Submission
+
+
+def model_entrant_of(submission: Submission) -> ModelEntrantConfig | None:
+    """The model config of a submission, or ``None`` for uploaded code and house bots."""
+    return ModelEntrantConfig.objects.select_related("model").filter(submission=submission).first()
+
+
+def model_entrant_ids(submission_ids: Iterable[int]) -> set[int]:
+    """Which of these submissions are model entrants (one query)."""
+    return set(
+        ModelEntrantConfig.objects.filter(submission_id__in=list(submission_ids)).values_list(
+            "submission_id", flat=True
+        )
+    )
+
+
+def models_enabled() -> list[LanguageModel]:
+    """The models users may enter."""
+    return list(LanguageModel.objects.filter(enabled=True))
+
+
+def _sum(qs: object) -> Decimal:
+    total = qs.aggregate(total=Sum("cost_usd"))["total"]  # type: ignore[attr-defined]
+    return Decimal(total or 0)
+
+
+def _day_start() -> datetime:
+    return timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def spend_today_usd(*, agent_id: int) -> Decimal:
+    """What an entrant (every version of the agent) spent since midnight UTC."""
+    return _sum(ModelCall.objects.filter(submission__agent_id=agent_id, created__gte=_day_start()))
+
+
+def spend_total_usd(*, agent_id: int) -> Decimal:
+    """What an entrant spent, ever."""
+    return _sum(ModelCall.objects.filter(submission__agent_id=agent_id))
+
+
+def spend_month_usd() -> Decimal:
+    """What the whole site spent on models this calendar month (UTC)."""
+    start = _day_start().replace(day=1)
+    return _sum(ModelCall.objects.filter(created__gte=start))
+
+
+def match_spend_usd(*, match_id: int) -> Decimal:
+    """What one match's model calls cost (every attempt)."""
+    return _sum(ModelCall.objects.filter(match_id=match_id))
+
+
+def match_model_calls(*, match_id: int) -> list[ModelCall]:
+    """The ledger of one match, in call order."""
+    return list(ModelCall.objects.filter(match_id=match_id).order_by("pk"))

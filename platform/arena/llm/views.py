@@ -1,0 +1,95 @@
+"""Pages: enter a model; a match's model calls (answers, reasoning; the ledger to owners)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from arena.errors import Forbidden, NotFound, RateLimited, Refused
+from arena.llm.forms import ModelEntrantForm
+from arena.llm.selectors import match_model_calls, models_enabled
+from arena.matches.logstore import match_log_entries
+from arena.matches.models import Match
+from arena.matches.selectors import match_get_visible, owned_seats
+from arena.matches.visibility import RETRY_FIELDS, round_reveals
+from arena.workflows.llm import model_entrant_submit
+from games.core import get_game_spec
+
+
+@login_required
+def new_entrant(request: HttpRequest) -> HttpResponse:
+    """The form; on success the new version's page (pending until its self-play is done)."""
+    models = [(m.name, f"{m.display_name} ({m.model_id})") for m in models_enabled()]
+    form = ModelEntrantForm(request.POST or None, models=models, initial={"json_output": True})
+    error = ""
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            submission = model_entrant_submit(
+                owner=request.user,
+                model_name=data["model"],
+                game=data["game"],
+                name=data["name"],
+                system_prompt_addition=data["system_prompt_addition"],
+                temperature=data["temperature"],
+                top_p=data["top_p"],
+                max_tokens=data["max_tokens"],
+                json_output=data["json_output"],
+            )
+        except RateLimited as exc:
+            error, status = exc.message, 429
+        except Refused as exc:
+            error, status = exc.message, exc.status
+        else:
+            return redirect("submissions:detail", submission_id=submission.pk)
+    response = render(
+        request, "llm/new.html", {"form": form, "error": error, "has_models": bool(models)}
+    )
+    response.status_code = status
+    return response
+
+
+def _public_seat_turns(match: Match) -> set[tuple[int, int, object]]:
+    """(seat, round, turn) of the model turns whose state the game's public view shows whole:
+    there the model's answer and reasoning (which may quote that state) are public too."""
+    game = get_game_spec(match.game).game_class
+    entries = match_log_entries(match)
+    reveals = round_reveals(entries, match.rounds or [])
+    shown: set[tuple[int, int, object]] = set()
+    for e in entries:
+        payload, seat, round_no = e.get("payload"), e.get("seat"), e.get("round")
+        if e.get("method") != "on_turn" or not isinstance(payload, dict):
+            continue
+        if not isinstance(seat, int) or not isinstance(round_no, int):
+            continue
+        state = {k: v for k, v in payload.items() if k not in RETRY_FIELDS}
+        if game.public_payload("on_turn", state, reveals.get((seat, round_no))) == state:
+            shown.add((seat, round_no, e.get("turn")))
+    return shown
+
+
+def match_calls(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Per model call of a match: the answer and reasoning (to the seat's owner always; to
+    others when the game's public view of that turn hides nothing of the seat, e.g. chess at
+    once, poker once a showdown shows the hand), and to the owner the prompt, tokens, latency
+    and cost."""
+    try:
+        match = match_get_visible(match_id=match_id, user=request.user)
+    except (NotFound, Forbidden):
+        raise Http404("no such match") from None
+    mine_seats = owned_seats(match, request.user)
+    calls = match_model_calls(match_id=match.pk)
+    public = _public_seat_turns(match) if calls else set()
+    rows = []
+    for call in calls:
+        mine = call.seat in mine_seats
+        shown = mine or (call.seat, call.round, call.turn) in public
+        rows.append({"call": call, "mine": mine, "shown": shown})
+    total = sum((r["call"].cost_usd for r in rows if r["mine"]), Decimal(0))
+    return render(
+        request, "llm/match_calls.html", {"match": match, "rows": rows, "owner_cost": total}
+    )
