@@ -24,7 +24,7 @@ LLM_STAMP := $(LLM_VENV)/.installed-$(LLAMA_CPP_VERSION)-$(SMOLLM2_VERSION)
 help:
 	@echo "make run    - start the platform on http://127.0.0.1:8000 (SQLite, embedded worker)"
 	@echo "make test   - run the whole test suite"
-	@echo "make check  - ruff, ruff format --check, mypy strict (games, sandbox, platform, arena_cli)"
+	@echo "make check  - ruff, ruff format --check, mypy strict (games, sandbox, platform, arena_cli, llm_seat)"
 	@echo "make image  - build the sandbox image agents run in"
 	@echo "make bench  - run the benchmarks in bench/ (JSON figures)"
 	@echo "make llm-server - the local model server's venv (SmolLM2 on llama-cpp-python)"
@@ -68,7 +68,7 @@ test: install
 check: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy games sandbox platform arena_cli
+	$(VENV)/bin/mypy games sandbox platform arena_cli llm_seat
 
 image: install
 	$(PY) -m sandbox.image.build

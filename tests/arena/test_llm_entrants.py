@@ -139,8 +139,8 @@ def test_trains_against_a_house_bot_then_plays_ranked_against_code_on_the_same_l
 ) -> None:
     # simple-card: a ranked chess game against the process sandbox takes minutes.
     from arena.matches.models import Match
-    from arena.ratings.models import Rating
     from arena.matches.queues import LLM, match_queue, queue_name
+    from arena.ratings.models import Rating
     from arena.workflows.ladder import matchmaking_run
     from arena.workflows.matches import training_request
     from arena.workflows.submissions import submission_activate, submission_upload

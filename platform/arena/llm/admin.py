@@ -10,7 +10,7 @@ from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(admin.ModelAdmin):
+class LanguageModelAdmin(admin.ModelAdmin[LanguageModel]):
     list_display = (
         "name",
         "display_name",
@@ -31,7 +31,7 @@ class LanguageModelAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelEntrantConfig)
-class ModelEntrantConfigAdmin(admin.ModelAdmin):
+class ModelEntrantConfigAdmin(admin.ModelAdmin[ModelEntrantConfig]):
     list_display = (
         "submission",
         "model",
@@ -58,7 +58,7 @@ class ModelEntrantConfigAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelCall)
-class ModelCallAdmin(admin.ModelAdmin):
+class ModelCallAdmin(admin.ModelAdmin[ModelCall]):
     list_display = (
         "match_id",
         "seat",

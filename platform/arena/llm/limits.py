@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from functools import cache
+from typing import cast
 
 import redis
 from django.conf import settings
@@ -102,14 +103,16 @@ def model_slot(
     try:
         while True:
             now = time.time()
-            if client.eval(_ACQUIRE, 1, key, now, concurrency, token, now + SLOT_LEASE_S):
+            if client.eval(
+                _ACQUIRE, 1, key, str(now), str(concurrency), token, str(now + SLOT_LEASE_S)
+            ):
                 break
             if time.monotonic() > deadline:
                 raise PlatformError(f"model {model}: no free slot within {wait_max_s:g} s")
             time.sleep(_POLL_S)
         try:
             while not client.eval(
-                _RATE, 1, f"arena:llm:rpm:{model}:{int(time.time() // 60)}", per_minute
+                _RATE, 1, f"arena:llm:rpm:{model}:{int(time.time() // 60)}", str(per_minute)
             ):
                 if time.monotonic() > deadline:
                     raise PlatformError(f"model {model}: rate cap, no call within {wait_max_s:g} s")
@@ -128,4 +131,5 @@ def slots_in_use(*, model: str) -> int:
     client = _client(settings.REDIS_URL)
     key = f"arena:llm:slots:{model}"
     client.zremrangebyscore(key, "-inf", time.time())
-    return int(client.zcard(key))
+    held = client.zcard(key)  # a synchronous client: an int, never an awaitable
+    return int(cast(int, held))

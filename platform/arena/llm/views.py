@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from arena.accounts.selectors import signed_in_user
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.forms import ModelEntrantForm
 from arena.llm.selectors import match_model_calls, models_enabled
@@ -30,7 +31,7 @@ def new_entrant(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             submission = model_entrant_submit(
-                owner=request.user,
+                owner=signed_in_user(request),
                 model_name=data["model"],
                 game=data["game"],
                 name=data["name"],
@@ -85,11 +86,13 @@ def match_calls(request: HttpRequest, match_id: int) -> HttpResponse:
     calls = match_model_calls(match_id=match.pk)
     public = _public_seat_turns(match) if calls else set()
     rows = []
+    total = Decimal(0)
     for call in calls:
         mine = call.seat in mine_seats
         shown = mine or (call.seat, call.round, call.turn) in public
         rows.append({"call": call, "mine": mine, "shown": shown})
-    total = sum((r["call"].cost_usd for r in rows if r["mine"]), Decimal(0))
+        if mine:
+            total += call.cost_usd
     return render(
         request, "llm/match_calls.html", {"match": match, "rows": rows, "owner_cost": total}
     )
