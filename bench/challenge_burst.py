@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from tests.e2e.parts import platform_env, redis_available, redis_server  # noqa: E402
+from devtools.parts import platform_env, redis_available, redis_server  # noqa: E402
 
 GAME = "simple-card"
 

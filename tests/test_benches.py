@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import postgres_available, redis_available
 from tests.conftest import require_part
-from tests.e2e.parts import postgres_available, redis_available
 
 ROOT = Path(__file__).resolve().parents[1]
 

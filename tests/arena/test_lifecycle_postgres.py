@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import ROOT, platform_env, postgres_available, postgres_server
 from tests.conftest import require_part
-from tests.e2e.parts import ROOT, platform_env, postgres_available, postgres_server
 
 
 @pytest.mark.slow

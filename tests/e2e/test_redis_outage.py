@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     free_port,
     manage,
@@ -28,6 +27,7 @@ from tests.e2e.parts import (
     redis_available,
     wait_for_port,
 )
+from tests.conftest import require_part
 from tests.e2e.test_ops_live import SEED, get
 from tests.e2e.test_upgrades import SEATS
 from tests.e2e.test_worker_nodes import LADDER_STATE, _result, _wait

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import manage
 from tests.conftest import require_part
-from tests.e2e.parts import manage
 from tests.e2e.test_fault_injection import IMAGE, Worker, _broker, _docker_ready, _own_image_tag
 
 ENTRANTS = 16
@@ -144,7 +144,7 @@ class TournamentWorker(Worker):
         import subprocess
         import sys
 
-        from tests.e2e.parts import ROOT
+        from devtools.parts import ROOT
 
         self.proc = subprocess.Popen(
             [
