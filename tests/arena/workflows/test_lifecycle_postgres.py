@@ -25,7 +25,7 @@ def test_hostile_replies_and_the_writer_on_postgres(tmp_path: Path) -> None:
                 sys.executable,
                 "-m",
                 "pytest",
-                "tests/arena/test_lifecycle.py",
+                "tests/arena/workflows/test_lifecycle.py",
                 "-q",
                 "-p",
                 "no:cacheprovider",
