@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from tests.e2e.parts import platform_env, redis_available, redis_server  # noqa: E402
+from devtools.parts import platform_env, redis_available, redis_server  # noqa: E402
 
 GAME = "simple-card"
 
@@ -155,7 +155,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         call_command("migrate", verbosity=0)
         ladder, mine, token = seed(args.entries)
-        queues = args.worker_queues or ",".join(worker_queues())
+        from django.conf import settings
+
+        # Roles (matches, training, ...) name this instance's queues.
+        queues = (
+            ",".join(settings.ARENA_QUEUES.get(r, r) for r in args.worker_queues.split(","))
+            if args.worker_queues
+            else ",".join(worker_queues())
+        )
         worker_log = (var / "worker.log").open("wb")
         stack.callback(worker_log.close)
         worker = subprocess.Popen(

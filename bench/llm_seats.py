@@ -125,11 +125,11 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,4,16")
     args = parser.parse_args()
     with ExitStack() as stack:
-        from tests.llm.fakemodel import FakeModel
+        from devtools.fakemodel import FakeModel
 
         fake = stack.enter_context(FakeModel())
         if args.server == "local":
-            from tests.llm.localmodel import local_model_server
+            from devtools.localmodel import local_model_server
 
             url, style = stack.enter_context(local_model_server()), "json_object"
         else:

@@ -138,7 +138,7 @@ def main() -> None:
         var = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-log-bench-")))
         url = f"sqlite:///{var / 'bench.sqlite3'}"
         if args.postgres:
-            from tests.e2e.parts import postgres_available, postgres_server
+            from devtools.parts import postgres_available, postgres_server
 
             if not postgres_available():
                 raise SystemExit("--postgres needs the PostgreSQL server binaries installed")

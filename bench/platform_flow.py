@@ -32,8 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from arena_cli.submit_cmd import api_request, get_token, upload  # noqa: E402
-from games.core import available_game_ids, get_game_spec  # noqa: E402
-from tests.e2e.parts import (  # noqa: E402
+from devtools.parts import (  # noqa: E402
     free_port,
     manage,
     platform_env,
@@ -41,6 +40,7 @@ from tests.e2e.parts import (  # noqa: E402
     redis_server,
     wait_for_port,
 )
+from games.core import available_game_ids, get_game_spec  # noqa: E402
 
 
 def wait(check, timeout_s: float = 300.0, every_s: float = 0.05):  # type: ignore[no-untyped-def]
@@ -93,8 +93,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                     "-A",
                     "arena.celery_app",
                     "worker",
-                    "-Q",
-                    "matches,training,validation,celery",
+                    # No -Q: every queue of the platform's instance (CELERY_TASK_QUEUES).
                     "--concurrency",
                     "1",
                     "--loglevel",

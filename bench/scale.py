@@ -1,6 +1,6 @@
 """Scale: one ladder of 10,000 agents and 1,000,000 finished ranked matches on PostgreSQL.
 
-Starts a throw-away PostgreSQL (``tests/e2e/parts.py``) and Redis (when installed, as the
+Starts a throw-away PostgreSQL (``devtools/parts.py``) and Redis (when installed, as the
 broker matchmaking enqueues to), migrates, and seeds the split-or-steal ladder with COPY:
 one user and one active accepted submission per agent, its rating row with the aggregates
 ``rating_apply`` keeps, and the finished ranked matches (two seats and two rating changes
@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from tests.e2e.parts import (  # noqa: E402
+from devtools.parts import (  # noqa: E402
     postgres_available,
     postgres_server,
     redis_available,

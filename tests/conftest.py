@@ -20,12 +20,12 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The platform in this process is an instance of its own (``tests/e2e/parts.py``,
+    """The platform in this process is an instance of its own (``devtools/parts.py``,
     ``run_instance_id``), never the one ``ARENA_INSTANCE_ID`` or the database would name: the
     settings were read before this file (pytest-django loads them first), so set it here."""
     from django.conf import settings
 
-    from tests.e2e.parts import run_instance_id
+    from devtools.parts import run_instance_id
 
     if settings.configured:
         from arena import settings as arena_settings
@@ -45,9 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove what this run's instances left on the Docker engine (a killed worker's containers,
     say), and nothing else: other runs and deployments share the engine. Says how many."""
+    from devtools.parts import run_instance_id
     from sandbox import PROCESS_INSTANCE, containers_by_instance, remove_containers
     from sandbox.engine import wait_for_removals
-    from tests.e2e.parts import run_instance_id
 
     run = run_instance_id()
     try:

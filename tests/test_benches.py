@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import postgres_available, redis_available
 from tests.conftest import require_part
-from tests.e2e.parts import postgres_available, redis_available
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +70,7 @@ BENCHES = [
         "challenge_burst.py",
         ["--entries", "2", "--seconds", "4", "--burst", "5", "--quota", "2"],
         {"alone", "with_burst", "ranked_ratio_with_burst", "targets"},
+        (),
     ),
     (
         "llm_seats.py",

@@ -14,7 +14,7 @@ ALLOWED = {
     # Model seats: shared by the worker and the command line, so Django-free.
     "llm_seat": {"llm_seat", "games"},
 }
-PROJECT_TREES = {"games", "sandbox", "arena", "arena_cli", "llm_seat"}
+PROJECT_TREES = {"games", "sandbox", "arena", "arena_cli", "llm_seat", "devtools"}
 
 
 def test_platform_is_a_source_root_not_a_package() -> None:
@@ -78,6 +78,39 @@ def test_bench_scripts_shadow_no_module() -> None:
     taken = set(sys.stdlib_module_names) | PROJECT_TREES | {"sandbox", "games", "tests"}
     clashes = [p.name for p in (ROOT / "bench").glob("*.py") if p.stem in taken]
     assert clashes == []
+
+
+def _all_imported_roots(path: Path) -> set[str]:
+    """Every top-level name ``path`` imports, at module level or inside functions alike."""
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_bench_and_tests_never_import_each_other() -> None:
+    # What both need (starting Redis, PostgreSQL, a platform's environment) lives in devtools/.
+    crossings = [
+        f"{path.relative_to(ROOT)} imports {other}"
+        for tree, other in (("bench", "tests"), ("tests", "bench"))
+        for path in sorted((ROOT / tree).rglob("*.py"))
+        if "hostile" not in path.parts and other in _all_imported_roots(path)
+    ]
+    assert crossings == []
+
+
+def test_only_tests_and_benches_import_devtools() -> None:
+    shipped = ["games", "sandbox", "arena_cli", "platform"]
+    users = [
+        str(path.relative_to(ROOT))
+        for tree in shipped
+        for path in sorted((ROOT / tree).rglob("*.py"))
+        if "devtools" in _all_imported_roots(path)
+    ]
+    assert users == []
 
 
 # --- The platform's apps (docs/architecture.md) --------------------------------------------------

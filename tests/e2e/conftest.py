@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     free_port,
     manage,
@@ -28,6 +27,7 @@ from tests.e2e.parts import (
     redis_server,
     wait_for_port,
 )
+from tests.conftest import require_part
 
 
 @dataclass

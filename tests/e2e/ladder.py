@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from devtools.parts import ROOT, manage
 from tests.conftest import wait_for
-from tests.e2e.parts import ROOT, manage
 
 #: How long a worker has to say it is ready (Django, the broker, its pool processes) on a busy
 #: CI host: generous, never a measurement.

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     _pg_bin,
     manage,
@@ -25,6 +24,7 @@ from tests.e2e.parts import (
     postgres_available,
     postgres_server,
 )
+from tests.conftest import require_part
 from tests.e2e.test_worker_nodes import LADDER_STATE, _result, _wait
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -26,10 +26,7 @@ from typing import Any
 
 import pytest
 
-from sandbox.limits import SANDBOX_IMAGE
-from tests.conftest import require_part, wait_for
-from tests.e2e.ladder import REAP, SETUP, STOP_LADDER, Worker, report, shell
-from tests.e2e.parts import (
+from devtools.parts import (
     manage,
     platform_env,
     postgres_available,
@@ -37,6 +34,9 @@ from tests.e2e.parts import (
     redis_available,
     redis_server,
 )
+from sandbox.limits import SANDBOX_IMAGE
+from tests.conftest import require_part, wait_for
+from tests.e2e.ladder import REAP, SETUP, STOP_LADDER, Worker, report, shell
 
 AGENTS = 8
 KILLS = 8

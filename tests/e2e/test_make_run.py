@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
+from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
 from games.core import get_game_spec
-from tests.e2e.parts import ROOT, free_port, manage, platform_env, wait_for_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -19,8 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     _pg_bin,
     free_port,
@@ -29,6 +28,7 @@ from tests.e2e.parts import (
     postgres_available,
     wait_for_port,
 )
+from tests.conftest import require_part
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]
 

@@ -17,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from games.core import get_game_spec
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     free_port,
     manage,
@@ -29,6 +27,8 @@ from tests.e2e.parts import (
     redis_available,
     wait_for_port,
 )
+from games.core import get_game_spec
+from tests.conftest import require_part
 from tests.e2e.test_ops_live import get
 from tests.e2e.test_upgrades import SEATS
 from tests.e2e.test_worker_nodes import LADDER_STATE, PLAYERS, SEED_LADDER, _result, _wait

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import manage
 from tests.conftest import require_part
 from tests.e2e.ladder import Worker
-from tests.e2e.parts import manage
 from tests.e2e.test_fault_injection import IMAGE, _broker, _docker_ready, _removing_leftovers
 
 ENTRANTS = 16

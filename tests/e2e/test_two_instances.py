@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
+from devtools.parts import manage, platform_env, run_instance_id
 from sandbox.limits import SANDBOX_IMAGE
 from tests.conftest import require_part, wait_for
 from tests.e2e.ladder import REAP, REAP_MATCHES, SETUP, STOP_LADDER, Worker, report, shell
-from tests.e2e.parts import manage, platform_env, run_instance_id
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.docker]
 

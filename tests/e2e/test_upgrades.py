@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from devtools.parts import ROOT, manage
 from games.core import get_game_spec
-from tests.e2e.parts import ROOT, manage
 from tests.e2e.test_worker_nodes import (
     GAME,
     LADDER_STATE,

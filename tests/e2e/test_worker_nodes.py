@@ -21,9 +21,7 @@ from typing import Any
 
 import pytest
 
-from games.core import get_game_spec
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     manage,
     platform_env,
@@ -32,6 +30,8 @@ from tests.e2e.parts import (
     redis_available,
     redis_server,
 )
+from games.core import get_game_spec
+from tests.conftest import require_part
 
 pytestmark = [
     pytest.mark.e2e,

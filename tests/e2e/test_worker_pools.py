@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
 from games.core import get_game_spec
-from tests.e2e.parts import ROOT, free_port, manage, platform_env, wait_for_port
 from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _wait
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import requests
 
-from tests.conftest import require_part
-from tests.e2e.parts import (
+from devtools.parts import (
     ROOT,
     free_port,
     manage,
@@ -26,6 +25,7 @@ from tests.e2e.parts import (
     postgres_server,
     wait_for_port,
 )
+from tests.conftest import require_part
 
 
 @dataclass

@@ -13,7 +13,7 @@ from arena.accounts.models import User
 from arena.tournaments.models import Entry, Game, Tournament
 from django.utils import timezone
 
-from tests.arena.test_tournaments import (
+from tests.arena.tournaments.test_tournaments import (
     accepted_agent,
     field,
     freeze_now,

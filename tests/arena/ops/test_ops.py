@@ -201,7 +201,7 @@ def test_the_dashboard_only_queries_metrics_the_platform_exports() -> None:
     exported |= {family.name for family in PlatformCollector().collect()}
 
     dashboard = json.loads(
-        (Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "arena.json").read_text()
+        (Path(__file__).resolve().parents[3] / "deploy" / "grafana" / "arena.json").read_text()
     )
     panels = [p for p in dashboard["panels"] if p.get("type") != "row"]
     assert len(panels) >= 10

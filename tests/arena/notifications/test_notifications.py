@@ -27,8 +27,8 @@ from django.core import mail
 from django.test import Client
 
 from games.core import get_game_spec
+from tests.arena.api.test_api import post_json, token_client
 from tests.arena.conftest import BAD_AGENT_SOURCE
-from tests.arena.test_api import post_json, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,7 @@ def test_settings_turn_a_channel_off_and_email_failures_never_reach_the_caller(
         notify(user=alice, kind="agent_paused", subject="p", dedupe_key="k2")
     assert [m.subject for m in mail.outbox] == ["[Agent Arena] p"]
     # A mail server that refuses: the delivery records it and gives up; notify itself is fine.
-    settings.EMAIL_BACKEND = "tests.arena.test_notifications.RefusingBackend"
+    settings.EMAIL_BACKEND = "tests.arena.notifications.test_notifications.RefusingBackend"
     with django_capture_on_commit_callbacks(execute=True):
         assert notify(user=alice, kind="agent_paused", subject="q", dedupe_key="k3") is not None
     failed = Delivery.objects.get(notification__dedupe_key="k3")

@@ -1,5 +1,5 @@
-"""Real parts for tests: redis-server and PostgreSQL from the Debian binaries, on free loopback
-ports in temporary directories, started and stopped by the tests themselves."""
+"""Real parts for tests and benchmarks: redis-server and PostgreSQL from the Debian binaries, on
+free loopback ports in temporary directories, started and stopped by whoever needs them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Where this test run keeps its identity, so every copy of this module (and a child process that
 #: inherits the environment) agrees on it.

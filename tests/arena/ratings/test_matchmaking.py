@@ -16,7 +16,7 @@ from arena.workflows.ladder import matchmaking_run
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.test_ladder import make_entries, play
+from tests.arena.ratings.test_ladder import make_entries, play
 
 
 def ids(pairs: list[tuple[Entry, Entry]]) -> set[frozenset[int]]:

@@ -12,7 +12,7 @@ from arena.notifications.services import notify
 from arena.submissions.models import Agent, Submission
 
 from games.core import get_game_spec
-from tests.arena.test_ladder import make_entries, play
+from tests.arena.ratings.test_ladder import make_entries, play
 from tests.conftest import require_part
 from tests.e2e.browser import browser_available, make_driver, wait_for
 

@@ -12,7 +12,7 @@ from arena.competitions.models import ChallengePolicy
 from arena.matches.models import Match
 
 from arena_cli.main import main
-from tests.arena.test_competitions_browser import accepted_agent
+from tests.arena.competitions.test_competitions_browser import accepted_agent
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ import pytest
 from arena.accounts.models import User
 from arena.tournaments.models import Entry
 
-from tests.arena.test_tournaments import accepted_agent, make_tournament
+from tests.arena.tournaments.test_tournaments import accepted_agent, make_tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

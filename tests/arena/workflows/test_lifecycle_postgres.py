@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import ROOT, platform_env, postgres_available, postgres_server
 from tests.conftest import require_part
-from tests.e2e.parts import ROOT, platform_env, postgres_available, postgres_server
 
 
 @pytest.mark.slow
@@ -25,7 +25,7 @@ def test_hostile_replies_and_the_writer_on_postgres(tmp_path: Path) -> None:
                 sys.executable,
                 "-m",
                 "pytest",
-                "tests/arena/test_lifecycle.py",
+                "tests/arena/workflows/test_lifecycle.py",
                 "-q",
                 "-p",
                 "no:cacheprovider",

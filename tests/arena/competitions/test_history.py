@@ -13,7 +13,7 @@ from arena.submissions.models import Submission
 from django.test import Client
 from django.utils import timezone
 
-from tests.arena.test_ladder import _queries, make_entries, play
+from tests.arena.ratings.test_ladder import _queries, make_entries, play
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.parts import ROOT, manage, platform_env, postgres_available, postgres_server
 from tests.conftest import require_part, wait_for
-from tests.e2e.parts import ROOT, manage, platform_env, postgres_available, postgres_server
 
 SCRIPT = str(Path(__file__).with_name("elo_race_script.py"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena_cli.main import main
-from tests.llm.fakemodel import FakeModel
+from devtools.fakemodel import FakeModel
 
 STARTER = Path(__file__).resolve().parents[2] / "games" / "simple_card" / "starter_agent.py"
 

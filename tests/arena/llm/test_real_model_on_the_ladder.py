@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.llm.localmodel import local_model_server
+from devtools.localmodel import MISSING, local_model_server, server_python
+from tests.conftest import require_part
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -19,6 +20,7 @@ SHORT = {"chess": {"games": 1, "max_plies": 8}, "poker": {"hands": 2}}
 
 @pytest.fixture(scope="module")
 def model_url() -> Iterator[str]:
+    require_part(server_python() is not None, MISSING)
     with local_model_server() as url:
         yield url
 

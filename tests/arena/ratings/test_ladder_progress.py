@@ -210,7 +210,7 @@ def test_the_agent_page_and_the_api_say_why_an_active_agent_waits(settings: Any)
     from django.test import Client
     from django.utils import timezone
 
-    from tests.arena.test_ladder import make_entries
+    from tests.arena.ratings.test_ladder import make_entries
 
     settings.ARENA_REMATCH_COOLDOWN_S = 600.0
     demo_data_load()
@@ -262,7 +262,7 @@ def test_the_agent_page_and_the_api_say_why_an_active_agent_waits(settings: Any)
 
 @pytest.mark.django_db
 def test_an_agent_alone_on_its_ladder_says_so() -> None:
-    from tests.arena.test_ladder import make_entries
+    from tests.arena.ratings.test_ladder import make_entries
 
     (alone,) = make_entries("passcode", 1)
     assert "no other owner&#x27;s agent is active on this ladder yet" in _agent_page(alone)

@@ -1,5 +1,5 @@
-"""Smaller things a person reads on the pages: one W/L/D order, no interval before it means
-something, one's own row marked, the rules linked near the top, archiving an agent."""
+"""What a person reads of the ladder on the pages: one W/L/D order, no interval before it means
+something, one's own row marked, the rules linked near the top, a rating chart with axes."""
 
 from __future__ import annotations
 
@@ -84,59 +84,6 @@ def test_the_rules_are_linked_near_the_top() -> None:
     page = Client().get("/games/chess/").content.decode()
     link = page.index('href="#rules"')
     assert link < page.index('id="leaderboard"') and 'id="rules"' in page
-
-
-def test_an_agent_is_archived_and_unarchived(
-    make_user: Any, committed: Any, starter_source: str
-) -> None:
-    from arena.submissions.models import Agent, Submission
-
-    _, client = signed_in(make_user, "ola")
-    upload = SimpleUploadedFile("old_bot.py", starter_source.encode())
-    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
-    submission = Submission.objects.get(agent__owner__username="ola")
-    client.post(f"/submissions/{submission.pk}/ladder/", {"action": "activate"})
-    agent = submission.agent
-    _, stranger = signed_in(make_user, "pat")
-    assert stranger.post(f"/submissions/agents/{agent.pk}/archive/").status_code == 403
-
-    client.post(f"/submissions/agents/{agent.pk}/archive/", {"action": "archive"})
-    submission.refresh_from_db()
-    assert not submission.active and Agent.objects.get(pk=agent.pk).archived is not None
-    mine = client.get("/submissions/mine/").content.decode()
-    assert "old_bot" not in mine.split("<tbody>")[1] and 'id="show-archived"' in mine
-    assert "old_bot" in client.get("/submissions/mine/?archived=1").content.decode()
-    page = client.get(f"/submissions/agents/{agent.pk}/").content.decode()
-    assert 'id="archived-note"' in page and 'id="unarchive"' in page
-    # An archived agent does not go back on the ladder by accident.
-    client.post(f"/submissions/{submission.pk}/ladder/", {"action": "activate"})
-    submission.refresh_from_db()
-    assert not submission.active
-
-    client.post(f"/submissions/agents/{agent.pk}/archive/", {"action": "unarchive"})
-    assert Agent.objects.get(pk=agent.pk).archived is None
-    assert "old_bot" in client.get("/submissions/mine/").content.decode()
-
-
-def test_passcode_spectators_see_the_probes_once_the_round_is_over() -> None:
-    from arena.matches.visibility import public_log
-
-    from tests.games.test_presenters import record_of
-
-    record = record_of("passcode")
-    log = record["log"]
-    shown = public_log("passcode", log, owned=set())
-    probes = [e for e in shown if e.get("method") == "on_turn" and e.get("payload")]
-    asked = [e for e in probes if (e["payload"] or {}).get("phase") == "question"]
-    assert asked and all(e.get("action") for e in asked), "probes of ended rounds are shown"
-    # While a round runs (its end not yet in the log) its probes stay hidden.
-    first_end = next(i for i, e in enumerate(log) if e.get("method") == "on_round_end")
-    running = public_log("passcode", log[:first_end], owned=set())
-    assert all(
-        e.get("action") is None
-        for e in running
-        if e.get("method") == "on_turn" and (e.get("payload") or {}).get("phase") == "question"
-    )
 
 
 def test_the_rating_chart_has_labelled_axes() -> None:

@@ -22,8 +22,8 @@ from arena.workflows.ladder import matchmaking_run
 from arena.workflows.matches import match_run
 from django.test import Client
 
-from tests.arena.test_api import post_json, token_client
-from tests.arena.test_ladder import make_entries
+from tests.arena.api.test_api import post_json, token_client
+from tests.arena.ratings.test_ladder import make_entries
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from devtools.parts import redis_available, redis_server
 from games.core import PlatformError
 from tests.conftest import require_part
-from tests.e2e.parts import redis_available, redis_server
 
 
 @pytest.fixture

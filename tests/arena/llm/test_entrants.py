@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.llm.fakemodel import FakeModel
+from devtools.fakemodel import FakeModel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

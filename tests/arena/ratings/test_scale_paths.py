@@ -21,11 +21,11 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.arena.test_ladder import make_entries, play
+from tests.arena.ratings.test_ladder import make_entries, play
 
 pytestmark = pytest.mark.django_db
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "catalog"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates" / "catalog"
 
 
 #: What the selector formats: ratings rounded to 0.1, payoffs and intervals to 0.01.

@@ -9,15 +9,17 @@ from collections.abc import Iterator
 
 import pytest
 
+from devtools.localmodel import MISSING, local_model_server, server_python
 from games.core import InProcessAgentHandle, MatchSettings, house_bot_class, play_match
 from llm_seat import Endpoint, LlmSeat, Sampling, SeatPolicy
-from tests.llm.localmodel import local_model_server
+from tests.conftest import require_part
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def model_url() -> Iterator[str]:
+    require_part(server_python() is not None, MISSING)
     with local_model_server() as url:
         yield url
 

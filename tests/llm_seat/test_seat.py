@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from devtools.fakemodel import FakeModel
 from games.core import InProcessAgentHandle, MatchSettings, house_bot_class, play_match
 from llm_seat import Endpoint, LlmSeat, Sampling, SeatPolicy
 from llm_seat.handle import CallRecord, NoHooks
-from tests.llm.fakemodel import FakeModel
 
 KEY = "sk-test-SECRET-value-0123456789"
 CHESS_SHORT = {"games": 1, "max_plies": 6}
