@@ -112,7 +112,7 @@ def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:
     return statuses, errors
 
 
-def _celery_pid(run_pid: int, command: str, role: str = "matches") -> int | None:
+def _celery_pid(run_pid: int, command: str, role: str = "matches-tournament") -> int | None:
     """The live child of ``make run`` running ``celery ... <command>`` (beat, or the worker of
     queue ``role``: the ranked pool by default)."""
     found = [
@@ -220,9 +220,10 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
     try:
         assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
         children = _children(proc.pid)
-        # The ranked, interactive (training, validation) and maintenance workers, beat, web.
-        assert len(children) == 5, [_cmdline(c) for c in children]
-        for role in ("matches", "training-validation", "maintenance"):
+        # The ranked (and tournament), interactive (training, validation), maintenance and model
+        # workers, beat, web.
+        assert len(children) == 6, [_cmdline(c) for c in children]
+        for role in ("matches-tournament", "training-validation", "maintenance", "llm"):
             assert _celery_pid(proc.pid, "worker", role) is not None, role
         assert _celery_pid(proc.pid, "beat") is not None, [_cmdline(c) for c in children]
         assert any("gunicorn" in _cmdline(c) for c in children), [_cmdline(c) for c in children]
