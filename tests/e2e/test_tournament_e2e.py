@@ -42,7 +42,13 @@ from arena.submissions.models import Submission
 from arena.submissions.services import submission_create
 from arena.tournaments.services import entry_create, tournament_create
 from games.core import get_game_spec
-source = get_game_spec("simple-card").starter_source()
+# The starter, thinking a little each turn: every game lasts long enough for the test to see one
+# running (and to kill the worker in the middle of it) on a fast, idle machine too.
+source = get_game_spec("simple-card").starter_source() + (
+    "\\n\\n_Starter = Agent\\n\\n\\nclass Agent(_Starter):\\n    GAME = 'simple-card'\\n\\n"
+    "    def on_turn(self, round_state):\\n        import time\\n        time.sleep(0.4)\\n"
+    "        return super().on_turn(round_state)\\n"
+)
 # No passwords: nobody signs in, and hashing 17 of them takes long on a loaded machine.
 staff = User.objects.create(username="organiser", is_staff=True)
 now = timezone.now()

@@ -27,7 +27,7 @@ def test_poker_end_of_hand_stacks_include_the_pot_won() -> None:
     replay = present("poker", record)
     ends = [f for f in replay["frames"] if f["label"].endswith(("· end", "· showdown"))]
     assert ends
-    results = {r["round"]: r for r in record["round_results"]}
+    results = {r["round"]: r for r in record["rounds"]}
     for frame in ends:
         seats = next(w for w in frame["widgets"] if w["kind"] == "seats")["seats"]
         stacks = [int(dict(s["facts"])["stack"].replace(",", "")) for s in seats]

@@ -279,7 +279,7 @@ def test_the_fourth_illegal_move_forfeits_the_match() -> None:
     bad, ok = record.seats
     assert (str(bad.outcome), str(bad.reason)) == ("loss", "illegal")
     assert str(ok.outcome) == "win"
-    assert "4 illegal actions" in bad.detail and "e2e5" in bad.detail
+    assert "the last of the 4:" in bad.detail and "e2e5" in bad.detail
     attempts = [e for e in record.log if e.get("method") == "on_turn" and e["seat"] == 0]
     assert [e["attempt"] for e in attempts] == [0, 1, 2, 3]
     assert "FEN:" in attempts[1]["payload"]["error"]
