@@ -185,7 +185,13 @@ def postgres_server() -> Iterator[str]:
 
 def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, str]:
     """The environment a platform process (manage.py, worker, web) runs with in tests."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_", "REDIS_"))}
+    # Nothing of this process's own instance leaks in: its settings, its Redis, and the metrics
+    # folder its own import of arena.metrics exported (the stack's /metrics would add it up).
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ARENA_", "DJANGO_", "REDIS_", "PROMETHEUS_"))
+    }
     # The sandbox image is the one exception: the whole suite runs the image the environment
     # names (sandbox.limits.SANDBOX_IMAGE), e.g. one built from a branch's own harness.
     if os.environ.get("ARENA_SANDBOX_IMAGE"):

@@ -29,9 +29,10 @@ def _multiprocess_dir() -> str:
     """The folder every process of this host writes its metrics to, made to exist.
 
     prometheus-client picks multiprocess mode from ``PROMETHEUS_MULTIPROC_DIR`` when it is
-    imported: set here, before the import below (nothing else in the platform imports it).
+    imported: set here, before the import below (nothing else in the platform imports it), from
+    the setting, so that an inherited variable can never point two instances at one folder.
     """
-    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or str(settings.ARENA_METRICS_DIR)
+    folder = str(settings.ARENA_METRICS_DIR)
     Path(folder).mkdir(parents=True, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     return folder

@@ -496,8 +496,14 @@ ARENA_EMAIL_LINK_MAX_AGE_S = int(os.environ.get("ARENA_EMAIL_LINK_MAX_AGE_S", st
 
 # --- Operating it (docs/operations.md) ---------------------------------------------------------
 INSTALLED_APPS.append("arena.ops")
-#: Where this host's processes write their Prometheus metrics (one file per process).
-ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", VAR_DIR / "metrics"))
+#: Where this instance's processes on this host write their Prometheus metrics (one file per
+#: process). Each instance needs its own: /metrics adds up every file in the folder. Falls back to
+#: prometheus-client's own PROMETHEUS_MULTIPROC_DIR, then to var/metrics.
+ARENA_METRICS_DIR = Path(
+    os.environ.get("ARENA_METRICS_DIR")
+    or os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    or VAR_DIR / "metrics"
+)
 #: /metrics answers a request carrying ``Authorization: Bearer <this>``; empty: no token works.
 ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
 #: /metrics also answers these client addresses without a token (never a request that came
