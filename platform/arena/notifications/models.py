@@ -18,6 +18,7 @@ class Kind(models.TextChoices):
     CHALLENGE_RECEIVED = "challenge_received", "one of your agents was challenged"
     TOURNAMENT_STARTED = "tournament_started", "a tournament you entered started"
     TOURNAMENT_RESULT = "tournament_result", "a tournament you entered published its results"
+    TOURNAMENT_CANCELLED = "tournament_cancelled", "a tournament you entered was cancelled"
     AGENT_PAUSED = "agent_paused", "an agent was taken off the ladder (auto-pause)"
 
 

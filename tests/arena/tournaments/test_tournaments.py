@@ -412,3 +412,39 @@ def test_a_swiss_that_runs_out_of_new_pairings_ends_instead_of_sticking(
     assert t.status == Tournament.Status.FINISHED
     assert t.rounds_total == t.round_current == 1
     assert "ended after round 1" in t.status_detail
+
+
+def test_entrants_are_told_when_it_starts_and_when_the_results_are_published(
+    make_user: Callable[..., User], starter_source: str
+) -> None:
+    from arena.notifications.models import Kind, Notification
+
+    t, entries = field(make_user, starter_source, 3, games_per_pairing=1, duplicate_seats=False)
+    outsider = make_user("outsider")
+    freeze_now(t)
+    run_to_the_end(t, random.Random(5))
+    Tournament.objects.filter(pk=t.pk).update(publish_at=timezone.now())
+    services.tournaments_tick()
+    services.tournaments_tick()  # a second pass after publication tells nobody again
+    assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.PUBLISHED
+    for entry in entries:
+        told = Notification.objects.filter(user=entry.owner).order_by("pk")
+        assert [(n.kind, n.url) for n in told] == [
+            (Kind.TOURNAMENT_STARTED, f"/tournaments/{t.pk}/"),
+            (Kind.TOURNAMENT_RESULT, f"/tournaments/{t.pk}/"),
+        ]
+        assert "Winter cup" in told[0].subject
+    assert not Notification.objects.filter(user=outsider).exists()
+
+
+def test_entrants_are_told_when_too_few_can_play_and_it_is_cancelled(
+    make_user: Callable[..., User], starter_source: str
+) -> None:
+    from arena.notifications.models import Kind, Notification
+
+    t, entries = field(make_user, starter_source, 1)
+    freeze_now(t)
+    services.tournaments_tick()
+    assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.CANCELLED
+    told = Notification.objects.get(user=entries[0].owner)
+    assert told.kind == Kind.TOURNAMENT_CANCELLED and "cancelled" in told.subject
