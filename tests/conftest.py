@@ -42,6 +42,20 @@ def pytest_configure(config: pytest.Config) -> None:
             )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``make test`` runs the suite in two pytest-xdist processes (``--dist loadgroup``): each
+    file is one group, so a module's fixtures (a platform stack, a model server) start once, and
+    the files holding slow tests go first, so the long ones are shared out before the short ones
+    fill the gaps. Without xdist the marks do nothing and only the order changes.
+
+    ``tryfirst``: xdist reads the group marks in its own hook of this name."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: file order is kept
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(config.rootpath))))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove what this run's instances left on the Docker engine (a killed worker's containers,
     say), and nothing else: other runs and deployments share the engine. Says how many."""

@@ -74,11 +74,21 @@ def _secret_key() -> str:
     if key:
         return key
     # The embedded set-up keeps a generated key under var/ so sessions survive a restart.
+    # Processes starting together (make run's children, parallel test processes) must all read
+    # the one key, never a half-written file: the key is written aside, then linked into place,
+    # which fails for every process but the first.
     path = VAR_DIR / "secret_key"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+        draft = path.with_name(f"secret_key.{os.getpid()}.{secrets.token_hex(4)}")
+        draft.write_text(secrets.token_urlsafe(50))
+        draft.chmod(0o600)
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
     return path.read_text().strip()
 
 
