@@ -451,7 +451,10 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             house=bool(house),
             idle_s=ladder.idle_s(last_played, now),
         )
-        if busy or not may_meet(me, other):
+        if busy:
+            busy_now += 1
+            continue
+        if not may_meet(me, other):
             continue
         waits.append(rematch_wait_s(me, other, cooldown_s=cooldown_s))
     interval_s = settings.ARENA_MATCHMAKING_INTERVAL_S

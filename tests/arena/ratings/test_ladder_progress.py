@@ -266,3 +266,43 @@ def test_an_agent_alone_on_its_ladder_says_so() -> None:
 
     (alone,) = make_entries("passcode", 1)
     assert "no other owner&#x27;s agent is active on this ladder yet" in _agent_page(alone)
+
+
+@pytest.mark.django_db
+def test_the_agent_page_says_when_its_free_opponents_played_it_last_and_the_rest_are_busy(
+    settings: Any,
+) -> None:
+    """Two house bots are in a match together and the other two played the agent last: it waits
+    for the cool-down, and the page says the others are busy. Then every bot is busy."""
+    from datetime import timedelta
+
+    from arena.catalog.services import demo_data_load
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.ratings.models import Rating
+    from django.utils import timezone
+
+    from tests.arena.ratings.test_ladder import make_entries
+
+    settings.ARENA_REMATCH_COOLDOWN_S = 600.0
+    demo_data_load()
+    (mine,) = make_entries("simple-card", 1)
+    bots = list(
+        Rating.objects.filter(game="simple-card", submission__house_bot__gt="").order_by("id")
+    )
+    assert len(bots) == 4
+    now = timezone.now()
+    for bot in bots:
+        bot.recent_opponents, bot.last_played = [mine.pk], now - timedelta(seconds=60)
+        bot.save()
+    Rating.objects.filter(submission=mine).update(
+        recent_opponents=[bots[2].submission_id], last_played=now - timedelta(seconds=60)
+    )
+    Match.objects.filter(kind=Match.Kind.RANKED).delete()
+    match_create(kind=Match.Kind.RANKED, submissions=[bots[0].submission, bots[1].submission])
+    text = _agent_page(mine)
+    assert "the others are in a match now and the free ones played you last" in text, text
+    assert "a rematch is allowed after" in text
+    match_create(kind=Match.Kind.RANKED, submissions=[bots[2].submission, bots[3].submission])
+    text = _agent_page(mine)
+    assert "every possible opponent is in a match now" in text, text
