@@ -7,7 +7,7 @@ indexes (``Rating.Meta.indexes``), and only one page of rows is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -415,7 +415,7 @@ def leaderboard_tops(*, games: Sequence[str], limit: int = 3) -> dict[str, list[
     # On the rating table alone: combined, the plan stays cheap (joined parts took longer to
     # plan than to run).
     limited = [part.values("id", "game", "rating", "mean_payoff")[:limit] for part in parts]
-    found: list[dict[str, Any]] = []
+    found: list[Mapping[str, Any]] = []
     if limited and connection.features.supports_slicing_ordering_in_compound:
         found = list(limited[0].union(*limited[1:], all=True))
     else:
