@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.matches.selectors import ranked_matches
-from arena.ratings.selectors import leaderboard_page, leaderboard_top
+from arena.ratings.selectors import leaderboard_page, leaderboard_tops
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
 
@@ -34,7 +34,8 @@ def _rules_html(game: str, version: int) -> SafeString:
 def home(request: HttpRequest) -> HttpResponse:
     """Every game (what it is, its leaderboard's top), and the ranked matches live and recent."""
     games = [get_game_spec(g) for g in available_game_ids()]
-    rows = [{"spec": s, "top": leaderboard_top(game=s.id)} for s in games]
+    tops = leaderboard_tops(games=[s.id for s in games])
+    rows = [{"spec": s, "top": tops[s.id]} for s in games]
     return render(
         request,
         "catalog/home.html",
@@ -42,7 +43,8 @@ def home(request: HttpRequest) -> HttpResponse:
             "games": rows,
             "min_matches": settings.ARENA_RANKING_MIN_MATCHES,
             "live": ranked_matches(live=True, limit=5),
-            "recent": ranked_matches(live=False, limit=5),
+            # The recent list shows each match's summary: no seats read.
+            "recent": ranked_matches(live=False, limit=5, seats=False),
         },
     )
 
@@ -59,7 +61,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
     ``?q=`` searches agent names and owners)."""
     spec = _spec(game)
     rules_html = _rules_html(spec.id, spec.version)
-    recent = ranked_matches(live=False, game=game)
+    recent = ranked_matches(live=False, game=game, seats=False)  # summaries only
     kind = request.GET.get("kind", "")
     board = leaderboard_page(
         game=game,

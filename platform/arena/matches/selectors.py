@@ -173,9 +173,11 @@ def ranked_matches(
     game: str | None = None,
     agent_id: int | None = None,
     limit: int = MATCH_LIST_LIMIT,
+    seats: bool = True,
 ) -> list[Match]:
     """The latest ranked matches being played (``live``) or finished, of a game or an agent,
-    newest first, with their seats (two queries, whatever the limit)."""
+    newest first, with their seats (two queries, whatever the limit); ``seats`` False: the
+    matches alone (one query), for a list that shows their summaries."""
     matches = Match.objects.filter(kind=Match.Kind.RANKED)
     if live:
         matches = matches.filter(status=Match.Status.RUNNING)
@@ -185,14 +187,13 @@ def ranked_matches(
         matches = matches.filter(game=game)
     if agent_id is not None:
         matches = matches.filter(participants__submission__agent_id=agent_id).distinct()
-    seats = Participant.objects.select_related("submission__agent__owner").defer(
-        "submission__source"
-    )
-    return list(
-        matches.defer("rounds", "final_state", "stats")
-        .prefetch_related(Prefetch("participants", queryset=seats))
-        .order_by("-id")[:limit]
-    )
+    matches = matches.defer("rounds", "final_state", "stats")
+    if seats:
+        with_agents = Participant.objects.select_related("submission__agent__owner").defer(
+            "submission__source"
+        )
+        matches = matches.prefetch_related(Prefetch("participants", queryset=with_agents))
+    return list(matches.order_by("-id")[:limit])
 
 
 @dataclass(frozen=True)

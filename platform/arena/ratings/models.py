@@ -47,8 +47,10 @@ class Rating(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["game", "game_version", "-rating", "id"], name="rating_by_elo"),
+            # A mean-payoff ladder's head in its order (``selectors._ordered_ids``).
             models.Index(
-                fields=["game", "game_version", "-mean_payoff", "id"], name="rating_by_payoff"
+                fields=["game", "game_version", "-mean_payoff", "-rating", "id"],
+                name="rating_by_payoff",
             ),
         ]
 

@@ -7,6 +7,7 @@ indexes (``Rating.Meta.indexes``), and only one page of rows is read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -97,6 +98,43 @@ def _ordering(ranking: str, min_matches: int) -> list[Any]:
             "id",
         ]
     return ["-rating", "id"]
+
+
+def _ranked_part(min_matches: int) -> Q:
+    """The head of a mean-payoff ladder's order: ranked entries with a mean payoff. Among
+    them ``_ordering`` is ``-mean_payoff, -rating, id``, the order of index
+    ``rating_by_payoff``; every other entry comes after them."""
+    return Q(games__gte=min_matches, mean_payoff__isnull=False)
+
+
+def _ordered_ids(
+    rows: QuerySet[Rating], *, ranking: str, min_matches: int, offset: int, limit: int
+) -> list[int]:
+    """The ids of ``rows[offset : offset + limit]`` in ``_ordering``, read on the rating table
+    alone and in index order: a page costs the rows before it, not a sort of the whole ladder.
+
+    A mean-payoff ladder is read in two parts: its head (``_ranked_part``, index
+    ``rating_by_payoff``), then the rest (entries not ranked yet, usually few) when the page
+    reaches past the head.
+    """
+    if ranking != "mean_payoff":
+        ordered = rows.order_by(*_ordering(ranking, min_matches)).values_list("id", flat=True)
+        return list(ordered[offset : offset + limit])
+    first = _ranked_part(min_matches)
+    ids = list(
+        rows.filter(first)
+        .order_by("-mean_payoff", "-rating", "id")
+        .values_list("id", flat=True)[offset : offset + limit]
+    )
+    if len(ids) == limit:
+        return ids
+    # The page ends past the head: its size is known from what was read, unless the page
+    # starts past it too (then it is counted).
+    head = offset + len(ids) if ids or not offset else rows.filter(first).count()
+    skip = max(0, offset - head)
+    rest = rows.filter(Q(games__lt=min_matches) | Q(mean_payoff__isnull=True))
+    ordered = rest.order_by(*_ordering(ranking, min_matches)).values_list("id", flat=True)
+    return ids + list(ordered[skip : skip + limit - len(ids)])
 
 
 def _order_sql(ranking: str) -> str:
@@ -226,6 +264,12 @@ def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if row["payoff_interval"] is None
             else fixed(row["payoff_interval"], 2),
             "record": f"{row['wins']}/{row['losses']}/{row['draws']}",
+            "rank_text": str(row["rank"]),
+            "games_text": str(row["games"]),
+            # The interval beside a ranked entry's mean payoff.
+            "interval_shown": row["ranked"]
+            and row["mean_payoff"] is not None
+            and row["payoff_interval"] is not None,
             "figure_texts": ["–" if v is None else str(v) for v in row.get("figure_values", ())],
         }
         for row in rows
@@ -261,8 +305,13 @@ def leaderboard_page(
     # The page's ids first, ordered on the rating table alone (an index, or a top-N sort of one
     # table), then its rows with their agent and owner: joining first would sort the whole
     # joined ladder.
-    ordered = rows.order_by(*_ordering(ranking, min_matches)).values_list("id", flat=True)
-    page_ids = list(ordered[offset : offset + per_page])
+    page_ids = _ordered_ids(
+        rows,
+        ranking=ranking,
+        min_matches=min_matches,
+        offset=offset,
+        limit=per_page,
+    )
     fetched = {r["id"]: r for r in Rating.objects.filter(pk__in=page_ids).values(*_ROW_FIELDS)}
     chunk = [fetched[i] for i in page_ids]
     if search or kind in ("code", "model"):
@@ -329,22 +378,73 @@ def rating_history(*, agent: Agent, limit: int = HISTORY_POINTS) -> list[dict[st
     ]
 
 
-def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
-    """The best ``limit`` of ``game``'s current ladder by its own measure, for the home page
-    (one query a game). A mean-payoff ladder's top holds only entries with enough matches to be
-    ranked: a newcomer with one lucky match is not "top of the ladder"."""
-    spec = get_game_spec(game)
+def _top_key(ranking: str) -> Any:
+    """``_ordering`` of a ladder's top (entries already ranked) as a sort key of its rows."""
+    if ranking == "mean_payoff":
+        return lambda r: (
+            r["mean_payoff"] is None,
+            -(r["mean_payoff"] or 0.0),
+            -r["rating"],
+            r["id"],
+        )
+    return lambda r: (-r["rating"], r["id"])
+
+
+def leaderboard_tops(*, games: Sequence[str], limit: int = 3) -> dict[str, list[dict[str, Any]]]:
+    """The best ``limit`` of each game's current ladder by its own measure, for the home page,
+    in two queries: the ids (each game's part read in index order, never a sort of its ladder;
+    one query where the database combines limited reads, PostgreSQL, else one a part), then
+    their rows.
+    A mean-payoff ladder's top holds only entries with enough matches to be ranked: a
+    newcomer with one lucky match is not "top of the ladder"."""
     min_matches = settings.ARENA_RANKING_MIN_MATCHES
-    ladder_rows = _ladder(game, spec.version)
-    if spec.ranking == "mean_payoff":
-        ladder_rows = ladder_rows.filter(games__gte=min_matches)
-    top = ladder_rows.order_by(*_ordering(spec.ranking, min_matches)).values(*_ROW_FIELDS)[:limit]
-    return leaderboard_cells(
-        [
-            _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
-            for rank, r in enumerate(top, start=1)
-        ]
+    specs = [get_game_spec(game) for game in games]
+    parts = []
+    for spec in specs:
+        ladder_rows = _ladder(spec.id, spec.version)
+        if spec.ranking == "mean_payoff":
+            # Ranked entries only: the head (index ``rating_by_payoff``), then any without a
+            # mean payoff (``_ordered_ids``).
+            ranked = ladder_rows.filter(games__gte=min_matches)
+            parts.append(
+                ranked.filter(_ranked_part(min_matches)).order_by("-mean_payoff", "-rating", "id")
+            )
+            parts.append(ranked.filter(mean_payoff__isnull=True).order_by("-rating", "id"))
+        else:
+            parts.append(ladder_rows.order_by(*_ordering(spec.ranking, min_matches)))
+    # On the rating table alone: combined, the plan stays cheap (joined parts took longer to
+    # plan than to run).
+    limited = [part.values("id", "game", "rating", "mean_payoff")[:limit] for part in parts]
+    found: list[Mapping[str, Any]] = []
+    if limited and connection.features.supports_slicing_ordering_in_compound:
+        found = list(limited[0].union(*limited[1:], all=True))
+    else:
+        for part in limited:
+            found += part
+    ids: dict[str, list[int]] = {}
+    for spec in specs:
+        best = sorted((r for r in found if r["game"] == spec.id), key=_top_key(spec.ranking))
+        ids[spec.id] = [r["id"] for r in best[:limit]]
+    wanted = [i for game_ids in ids.values() for i in game_ids]
+    fetched = (
+        {r["id"]: r for r in Rating.objects.filter(pk__in=wanted).values(*_ROW_FIELDS)}
+        if wanted
+        else {}
     )
+    return {
+        spec.id: leaderboard_cells(
+            [
+                _row(fetched[i], rank, spec.ranking, min_matches, spec.ladder_figures)
+                for rank, i in enumerate((i for i in ids[spec.id] if i in fetched), start=1)
+            ]
+        )
+        for spec in specs
+    }
+
+
+def leaderboard_top(*, game: str, limit: int = 3) -> list[dict[str, Any]]:
+    """The best ``limit`` of one game's ladder (``leaderboard_tops``)."""
+    return leaderboard_tops(games=[game], limit=limit)[game]
 
 
 #: How many candidate opponents ``ladder_wait`` reads at most (free ones first): enough to
@@ -377,9 +477,9 @@ class LadderWait:
 
 def ladder_wait(*, submission: Submission) -> LadderWait:
     """Why ``submission`` is (or is not) waiting on its ladder, by the rules of
-    ``pairing.pair_entries``: at most three queries whatever the size of the ladder (its
-    ranked match in flight with the queue ahead of it, or up to ``WAIT_CANDIDATES`` possible
-    opponents with whether each is busy)."""
+    ``pairing.pair_entries``: a few queries whatever the size of the ladder (its ranked match
+    in flight with the queue ahead of it, or up to ``WAIT_CANDIDATES`` free possible
+    opponents, and whether any busy one exists when none is free)."""
     if not submission.active or submission.status != Submission.Status.ACCEPTED:
         return LadderWait("inactive", "not active: it plays no ranked match until activated")
     flight = (
@@ -426,9 +526,12 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
     ).exclude(submission=submission)
     if not submission.house_bot:
         others = others.exclude(submission__agent__owner_id=me.owner)
-    rows = list(
-        others.annotate(busy=Exists(in_flight))
-        .order_by("busy", "id")
+    # Free ones first: up to ``WAIT_CANDIDATES`` of them read in id order (the rating table's
+    # key, so the read stops there instead of sorting the whole ladder by "busy"); the busy
+    # ones matter only when no free one is left, and then only whether there are any.
+    free = list(
+        others.filter(~Exists(in_flight))
+        .order_by("id")
         .values_list(
             "submission_id",
             "submission__agent__owner_id",
@@ -436,13 +539,11 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             "rating",
             "last_played",
             "recent_opponents",
-            "busy",
         )[:WAIT_CANDIDATES]
     )
     cooldown_s = settings.ARENA_REMATCH_COOLDOWN_S
     waits = []
-    busy_now = 0
-    for sid, owner, house, rating, last_played, opponents, busy in rows:
+    for sid, owner, house, rating, last_played, opponents in free:
         other = Entry(
             id=sid,
             owner=owner,
@@ -451,9 +552,6 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             house=bool(house),
             idle_s=ladder.idle_s(last_played, now),
         )
-        if busy:
-            busy_now += 1
-            continue
         if not may_meet(me, other):
             continue
         waits.append(rematch_wait_s(me, other, cooldown_s=cooldown_s))
@@ -470,13 +568,13 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             (
                 "waiting for an opponent: the others are in a match now and the free ones "
                 "played you last"
-                if busy_now
+                if others.filter(Exists(in_flight)).exists()
                 else "waiting for an opponent: your only possible opponents played you last"
             )
             + f"; a rematch is allowed after {timezone.localtime(until):%H:%M:%S}",
             until=until,
         )
-    if rows:
+    if free or others.filter(Exists(in_flight)).exists():
         return LadderWait(
             "opponents-busy", "waiting for an opponent: every possible opponent is in a match now"
         )

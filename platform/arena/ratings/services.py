@@ -6,10 +6,11 @@ import logging
 import math
 import random
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
@@ -180,41 +181,52 @@ def _lock_ladder(game: str, version: int) -> None:
 MATCHMAKING_CANDIDATES_PER_SEAT = 4
 
 
+def _wait_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Sort key of a ``ladder_pair`` row: users never played, then by when they last played,
+    then the house bots; rating id within each."""
+    rating_id, _, _, house_bot, _, _, last_played, _ = row
+    if house_bot:
+        return (1, False, None, rating_id)
+    return (0, last_played is not None, last_played, rating_id)
+
+
 def ladder_pair(*, game: str) -> list[Match]:
     """Pair the free entries of one game's ladder and store their ranked matches (call inside
     a transaction; the matchmaking workflow enqueues them).
 
     The rules are ``pairing.pair_entries``'s. The same few queries whatever the size of the
-    ladder: the pass lock, the entries, the matches in flight, and two bulk inserts.
+    ladder: the pass lock, the queue's counts, the free entries, and two bulk inserts.
     """
     version = get_game_spec(game).version
     _lock_ladder(game, version)
-    in_flight = list(
-        Participant.objects.filter(
-            match__game=game,
-            match__kind=Match.Kind.RANKED,
-            match__status__in=IN_FLIGHT_STATUSES,
-        ).values_list("submission_id", "match_id", "match__status", "submission__house_bot")
+    in_flight = Participant.objects.filter(
+        match__game=game, match__kind=Match.Kind.RANKED, match__status__in=IN_FLIGHT_STATUSES
     )
-    busy = {submission for submission, _, _, _ in in_flight}
+    # The queue of this ladder, counted in the database: how many ranked matches wait for a
+    # worker, and whether a user's (not only house bots') is among them. Neither reads the
+    # seats of the matches in flight.
+    queue = in_flight.filter(match__status=Match.Status.QUEUED).aggregate(
+        matches=Count("match_id", distinct=True),
+        user_seats=Count("id", filter=Q(submission__house_bot="")),
+    )
     # House bots play each other only when no user's ranked match is waiting for a worker.
-    users_waiting = any(
-        status == Match.Status.QUEUED and not house for _, _, status, house in in_flight
-    )
+    users_waiting = queue["user_seats"] > 0
     # Pairings made long before a worker is free are played on stale ratings: keep the queue
     # of this ladder to a bound, serving those who have played least lately first.
-    queued = len({match for _, match, status, _ in in_flight if status == Match.Status.QUEUED})
     cap = settings.ARENA_MATCHMAKING_QUEUE_MAX
-    max_pairs = max(0, cap - queued) if cap else None
+    max_pairs = max(0, cap - queue["matches"]) if cap else None
     if max_pairs == 0:
         return []  # the queue is full: nothing to read
+    # Entries with a ranked match in flight sit out: left out by the database, so they cost
+    # this pass nothing however many they are.
     ladder_rows = Rating.objects.filter(
         game=game,
         game_version=version,
         submission__active=True,
         submission__status=Submission.Status.ACCEPTED,
-    )
+    ).filter(~Exists(in_flight.filter(submission_id=OuterRef("submission_id"))))
     fields = (
+        "id",
         "submission_id",
         "submission__agent__owner_id",
         "submission__house_bot",
@@ -223,20 +235,23 @@ def ladder_pair(*, game: str) -> list[Match]:
         "last_played",
         "recent_opponents",
     )
-    if max_pairs is None:
-        rows = list(ladder_rows.values_list(*fields))
-    else:
+    if max_pairs is not None:
         # A bounded pass reads the entries it can serve, not the whole ladder: the users who
         # have waited longest (a few candidates per seat it may fill, so each still finds a
-        # near-rated opponent), plus the house bots. Its cost follows the pairs it may make.
-        candidates = MATCHMAKING_CANDIDATES_PER_SEAT * 2 * max_pairs + len(busy)
-        rows = list(
+        # near-rated opponent; chosen on the narrow rows before the wide ones are read), plus
+        # the house bots. Its cost follows the pairs it may make.
+        longest_waiting = (
             ladder_rows.filter(submission__house_bot="")
             .order_by(F("last_played").asc(nulls_first=True), "id")
-            .values_list(*fields)[:candidates]
-        ) + list(ladder_rows.exclude(submission__house_bot="").values_list(*fields))
+            .values("id")[: MATCHMAKING_CANDIDATES_PER_SEAT * 2 * max_pairs]
+        )
+        ladder_rows = ladder_rows.filter(Q(id__in=longest_waiting) | ~Q(submission__house_bot=""))
+    rows = list(ladder_rows.values_list(*fields))
     if len(rows) < 2:
         return []
+    # One order whatever plan the database chose (pairing breaks ties with its random
+    # generator, from this order): users who waited longest first, then the house bots.
+    rows.sort(key=_wait_order)
     now = timezone.now()
     entries = [
         Entry(
@@ -248,8 +263,7 @@ def ladder_pair(*, game: str) -> list[Match]:
             house=bool(house_bot),
             idle_s=ladder.idle_s(last_played, now),
         )
-        for submission, owner, house_bot, rating, load, last_played, opponents in rows
-        if submission not in busy
+        for _, submission, owner, house_bot, rating, load, last_played, opponents in rows
     ]
     pairs = pair_entries(
         entries,

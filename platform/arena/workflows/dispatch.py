@@ -14,9 +14,8 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.celery_app import app
-from arena.llm.selectors import model_entrant_ids
 from arena.matches.models import Match, Participant
-from arena.matches.queues import LLM, match_queue, queue_name
+from arena.matches.queues import LLM, match_queue, queue_name, role_of_kind
 from arena.matches.services import match_create
 from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
@@ -46,30 +45,26 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
         task = app.tasks[MATCH_RUN_TASK]
         ids = [m.pk for m in matches]
         Match.objects.filter(pk__in=ids).update(enqueued=timezone.now())
-        models = model_entrant_ids(
-            Participant.objects.filter(match_id__in=ids).values_list("submission_id", flat=True)
+        # ``match_queue``'s rule for the whole batch in one query: a match with a language-model
+        # seat goes to the llm queue, any other to its kind's.
+        with_model = set(
+            Participant.objects.filter(
+                match_id__in=ids, submission__model_entrant__isnull=False
+            ).values_list("match_id", flat=True)
         )
-        with_model = (
-            set(
-                Participant.objects.filter(match_id__in=ids, submission_id__in=models).values_list(
-                    "match_id", flat=True
-                )
-            )
-            if models
-            else set()
-        )
-        # Time limits sized once per game and kind of seat (a model seat's move is longer).
-        limits: dict[tuple[str, int, bool], tuple[float, float]] = {}
-        for m in matches:
-            key = (m.game, m.game_version, m.pk in with_model)
-            if key not in limits:
-                limits[key] = match_time_limits_s(m, seats=2, with_model=key[2])
+        # Time limits and queues sized once per game, kind and kind of seat (a model seat's
+        # move is longer), not once per match.
+        routes: dict[tuple[str, int, str, bool], tuple[str, float, float]] = {}
         with app.producer_or_acquire() as producer:
             for m in matches:
-                soft, hard = limits[(m.game, m.game_version, m.pk in with_model)]
+                key = (m.game, m.game_version, m.kind, m.pk in with_model)
+                if key not in routes:
+                    queue = queue_name(LLM) if key[3] else queue_name(role_of_kind(m.kind))
+                    routes[key] = (queue, *match_time_limits_s(m, seats=2, with_model=key[3]))
+                queue, soft, hard = routes[key]
                 task.apply_async(
                     args=[m.pk],
-                    queue=queue_name(LLM) if m.pk in with_model else match_queue(m),
+                    queue=queue,
                     soft_time_limit=soft,
                     time_limit=hard,
                     producer=producer,

@@ -149,6 +149,45 @@ def test_pages_cover_the_ladder_once_in_order_with_global_ranks() -> None:
     assert leaderboard_page(game="simple-card", page=99, per_page=3).page == 3
 
 
+def test_mean_payoff_pages_read_in_two_parts_keep_the_ladders_one_order(settings: Any) -> None:
+    # The head (ranked, with a mean payoff) and the rest are read apart; every page, and a
+    # page across the boundary, must show the order of the single sort it replaces: ties on
+    # the mean broken by Elo then id, unranked entries after.
+    from arena.ratings.selectors import _ordering
+
+    settings.ARENA_RANKING_MIN_MATCHES = 3
+    subs = make_entries("split-or-steal", 11)
+    shapes = [  # (games, mean payoff, Elo)
+        (5, 40.0, 1200.0), (3, 40.0, 1300.0), (9, 40.0, 1300.0), (4, 70.0, 1100.0),
+        (3, -5.0, 1250.0), (2, 90.0, 1400.0), (1, 10.0, 1000.0), (0, None, 1200.0),
+        (0, None, 1250.0), (6, 0.0, 1150.0), (3, None, 1190.0),
+    ]  # fmt: skip
+    for sub, (games, mean, elo) in zip(subs, shapes, strict=True):
+        Rating.objects.filter(submission=sub).update(games=games, mean_payoff=mean, rating=elo)
+    expected = list(
+        Rating.objects.filter(game="split-or-steal")
+        .order_by(*_ordering("mean_payoff", 3))
+        .values_list("submission_id", flat=True)
+    )
+    assert expected[:3] == [subs[3].pk, subs[1].pk, subs[2].pk]  # 70, then 40s by Elo, id
+    # Enough games but no mean payoff: after the six ranked ones, before the unranked ones.
+    assert expected[6] == subs[10].pk
+    for per_page in (1, 2, 3, 4, 5, 11):
+        pages = -(-len(subs) // per_page)
+        shown = [
+            row["submission"]
+            for page in range(1, pages + 1)
+            for row in leaderboard_page(game="split-or-steal", page=page, per_page=per_page).rows
+        ]
+        assert shown == expected, per_page
+        ranks = [
+            row["rank"]
+            for page in range(1, pages + 1)
+            for row in leaderboard_page(game="split-or-steal", page=page, per_page=per_page).rows
+        ]
+        assert ranks == list(range(1, len(subs) + 1))
+
+
 def test_a_mean_payoff_game_ranks_by_payoff_with_a_minimum_of_matches(settings: Any) -> None:
     settings.ARENA_RANKING_MIN_MATCHES = 3
     steal, nice, newcomer = make_entries("split-or-steal", 3)
