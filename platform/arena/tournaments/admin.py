@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
+from django.forms.models import construct_instance
 from django.http import HttpRequest
 
 from arena.accounts.selectors import signed_in_user
@@ -56,19 +57,8 @@ class TournamentAdminForm(forms.ModelForm[Tournament]):
         data = super().clean() or {}
         needed = ("name", "game", "entry_opens", "entry_closes", "freeze_at", "publish_at")
         if all(data.get(k) is not None for k in needed):
-            problems = tournament_problems(
-                name=data["name"],
-                game=data["game"],
-                entry_opens=data["entry_opens"],
-                entry_closes=data["entry_closes"],
-                freeze_at=data["freeze_at"],
-                publish_at=data["publish_at"],
-                format=data.get("format") or Tournament.Format.AUTO,
-                round_robin_max=data.get("round_robin_max") or 12,
-                swiss_rounds=data.get("swiss_rounds"),
-                games_per_pairing=data.get("games_per_pairing") or 1,
-                duplicate_seats=bool(data.get("duplicate_seats")),
-            )
+            # The fields left out (each with its own error) keep the model's defaults.
+            problems = tournament_problems(construct_instance(self, Tournament()))
             if problems:
                 raise forms.ValidationError(problems)
         return data
