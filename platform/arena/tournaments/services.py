@@ -62,8 +62,8 @@ ALLOWED_TRANSITIONS: dict[str, set[str]] = {
 #: Games per pairing at most (a pairing of many games belongs in a match's own config).
 MAX_GAMES_PER_PAIRING = 20
 
-#: The settings a re-run keeps from its original (besides its name and game).
-RERUN_KEEPS = (
+#: How a tournament is played: the settings a re-run keeps from its original.
+PLAY_SETTINGS = (
     "format",
     "round_robin_max",
     "swiss_rounds",
@@ -567,7 +567,7 @@ def tournament_rerun(*, tournament_id: int, created_by: User | None) -> Tourname
         game=original.game,
         edition=edition,
         rerun_of=original,
-        **{field: getattr(original, field) for field in RERUN_KEEPS},
+        **{field: getattr(original, field) for field in PLAY_SETTINGS},
         entry_opens=now,
         entry_closes=now,
         freeze_at=now,
