@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import urllib.error
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
-from arena_cli.submit_cmd import ApiError, api_request, get_token
+from arena_cli.submit_cmd import SERVER_ERRORS, api_request, get_token, server_failure
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,12 +55,8 @@ def run(args: argparse.Namespace) -> int:
             if match["status"] in ("finished", "error") or time.monotonic() > deadline:
                 break
             time.sleep(1.0)
-    except ApiError as exc:
-        print(f"arena challenge: refused ({exc.status}): {exc}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena challenge: cannot reach {server}: {exc}", file=sys.stderr)
-        return 1
+    except SERVER_ERRORS as exc:
+        return server_failure("challenge", server, exc)
     print(f"status: {match['status']}")
     for p in match.get("participants", []):
         print(f"  seat {p['seat']}: {p['agent']} ({p['owner']}): {p.get('outcome') or '-'}")

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import urllib.error
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
-from arena_cli.submit_cmd import ApiError, api_request
+from arena_cli.submit_cmd import SERVER_ERRORS, api_request, server_failure
 
 
 def _line(t: dict[str, Any]) -> str:
@@ -65,12 +64,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             api_request(args.server, "DELETE", f"/api/tournaments/{args.id}/entry", token=token)
             print(f"entry withdrawn from tournament {args.id}")
-    except ApiError as exc:
-        print(f"arena tournament: refused ({exc.status}): {exc}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena tournament: cannot reach {args.server}: {exc}", file=sys.stderr)
-        return 1
+    except SERVER_ERRORS as exc:
+        return server_failure("tournament", args.server, exc)
     return 0
 
 
