@@ -198,18 +198,26 @@ def run(args: argparse.Namespace) -> int:
     return 0 if submission["status"] == "accepted" else 1
 
 
+def add_account_options(parser: argparse.ArgumentParser, *, sign_in: bool = True) -> None:
+    """``--server`` and ``--token`` (by default: ``$ARENA_SERVER``/``$ARENA_TOKEN``, else
+    ``arena login``'s) and, with ``sign_in``, ``--username`` and ``--password`` instead of a
+    token."""
+    parser.add_argument(
+        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
+    )
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
+    if sign_in:
+        parser.add_argument("--username")
+        parser.add_argument("--password")
+
+
 def register(subparsers: Any) -> None:
     """Add ``arena submit``."""
     parser = subparsers.add_parser(
         "submit", help="upload an agent to a server", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("agent", help="the agent's .py file")
-    parser.add_argument(
-        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
-    )
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
-    parser.add_argument("--username")
-    parser.add_argument("--password")
+    add_account_options(parser)
     parser.add_argument("--name", help="agent name (default: the file's name)")
     parser.add_argument("--no-wait", action="store_true", help="do not wait for validation")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait")

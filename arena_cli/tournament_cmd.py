@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
-from arena_cli.submit_cmd import SERVER_ERRORS, api_request, server_failure
+from arena_cli.submit_cmd import SERVER_ERRORS, add_account_options, api_request, server_failure
 
 
 def _line(t: dict[str, Any]) -> str:
@@ -79,10 +79,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("action", choices=["list", "show", "enter", "withdraw"])
     parser.add_argument("id", nargs="?", type=int, help="the tournament (not for list)")
     parser.add_argument("--agent", type=int, help="enter: the id of your agent")
-    parser.add_argument(
-        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
-    )
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
+    add_account_options(parser, sign_in=False)
     parser.set_defaults(func=_checked)
 
 

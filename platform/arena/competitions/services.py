@@ -100,12 +100,7 @@ def challenge_create(*, user: User, submission_id: int, agent_id: int) -> tuple[
     if theirs is None:
         raise Refused(f"{agent.name} has no accepted version to play yet")
     # Count, decide and insert under the user's row lock: concurrent requests queue up.
-    requested_quota_check(
-        user=user,
-        kind=Match.Kind.CHALLENGE,
-        limit=settings.ARENA_CHALLENGES_PER_HOUR,
-        what="challenges",
-    )
+    requested_quota_check(user=user, kind=Match.Kind.CHALLENGE)
     send_now = challenges_in_flight(user=user) < settings.ARENA_CHALLENGES_IN_FLIGHT
     match = match_create(
         kind=Match.Kind.CHALLENGE, submissions=[mine, theirs], timed=True, requested_by=user

@@ -77,16 +77,25 @@ def matches_create_ranked(*, game: str, pairs: Sequence[Sequence[int]]) -> list[
     return matches
 
 
-def requested_quota_check(*, user: User, kind: str, limit: int, what: str) -> None:
-    """Refuse (429) a match of ``kind`` requested by ``user`` over ``limit`` an hour.
+#: The hourly quota of each kind of match users ask for: the setting that caps it, and what the
+#: refusal calls those matches.
+REQUESTED_PER_HOUR: dict[str, tuple[str, str]] = {
+    Match.Kind.TRAINING: ("ARENA_TRAINING_PER_HOUR", "training matches"),
+    Match.Kind.CHALLENGE: ("ARENA_CHALLENGES_PER_HOUR", "challenges"),
+}
+
+
+def requested_quota_check(*, user: User, kind: str) -> None:
+    """Refuse (429) a match of ``kind`` that ``user`` asks for over its hourly quota.
 
     It takes the user's row lock: call it in the transaction that then creates the match, so
     that concurrent requests cannot all see the same count (quotas are atomic).
     """
+    setting, what = REQUESTED_PER_HOUR[kind]
     user_lock(user)
     hourly_quota_check(
         recent=Match.objects.filter(kind=kind, requested_by=user),
-        limit=limit,
+        limit=getattr(settings, setting),
         what=what,
         field="created",
     )
@@ -121,12 +130,7 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
         other = found
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
-    requested_quota_check(
-        user=user,
-        kind=Match.Kind.TRAINING,
-        limit=settings.ARENA_TRAINING_PER_HOUR,
-        what="training matches",
-    )
+    requested_quota_check(user=user, kind=Match.Kind.TRAINING)
     return match_create(
         kind=Match.Kind.TRAINING,
         submissions=[submission, other],
