@@ -10,11 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import urllib.error
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
-from arena_cli.submit_cmd import ApiError, api_request, get_token
+from arena_cli.submit_cmd import (
+    SERVER_ERRORS,
+    add_account_options,
+    api_request,
+    get_token,
+    server_failure,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,12 +61,8 @@ def run(args: argparse.Namespace) -> int:
             if match["status"] in ("finished", "error") or time.monotonic() > deadline:
                 break
             time.sleep(1.0)
-    except ApiError as exc:
-        print(f"arena challenge: refused ({exc.status}): {exc}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena challenge: cannot reach {server}: {exc}", file=sys.stderr)
-        return 1
+    except SERVER_ERRORS as exc:
+        return server_failure("challenge", server, exc)
     print(f"status: {match['status']}")
     for p in match.get("participants", []):
         print(f"  seat {p['seat']}: {p['agent']} ({p['owner']}): {p.get('outcome') or '-'}")
@@ -82,12 +83,7 @@ def register(subparsers: Any) -> None:
         "--with", dest="submission", type=int, required=True,
         help="the id of your accepted submission that plays",
     )  # fmt: skip
-    parser.add_argument(
-        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
-    )
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
-    parser.add_argument("--username")
-    parser.add_argument("--password")
+    add_account_options(parser)
     parser.add_argument("--no-wait", action="store_true", help="do not wait for the result")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait")
     parser.set_defaults(func=run)

@@ -37,6 +37,20 @@ class ApiError(Exception):
         self.details = details or []
 
 
+#: What a call to the server may raise: its refusal, or no answer at all.
+SERVER_ERRORS = (ApiError, urllib.error.URLError, OSError)
+
+
+def server_failure(command: str, server: str, exc: Exception) -> int:
+    """Say on stderr why ``arena <command>`` failed against ``server`` (one of
+    ``SERVER_ERRORS``); the exit status, 1."""
+    if isinstance(exc, ApiError):
+        print(f"arena {command}: refused ({exc.status}): {exc}", file=sys.stderr)
+    else:
+        print(f"arena {command}: cannot reach {server}: {exc}", file=sys.stderr)
+    return 1
+
+
 def api_request(
     server: str,
     method: str,
@@ -172,19 +186,29 @@ def run(args: argparse.Namespace) -> int:
         if args.no_wait:
             return 0
         submission = wait_for_status(args.server, token, submission["id"], args.timeout)
-    except ApiError as exc:
-        print(f"arena submit: refused ({exc.status}): {exc}", file=sys.stderr)
-        for detail in exc.details:
+    except SERVER_ERRORS as exc:
+        status = server_failure("submit", args.server, exc)
+        for detail in exc.details if isinstance(exc, ApiError) else []:
             line = f"line {detail['line']}: " if detail.get("line") else ""
             print(f"  {line}{detail.get('message')} [rule: {detail.get('rule')}]", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena submit: cannot reach {args.server}: {exc}", file=sys.stderr)
-        return 1
+        return status
     print(f"status: {submission['status']}")
     if submission.get("detail"):
         print(submission["detail"])
     return 0 if submission["status"] == "accepted" else 1
+
+
+def add_account_options(parser: argparse.ArgumentParser, *, sign_in: bool = True) -> None:
+    """``--server`` and ``--token`` (by default: ``$ARENA_SERVER``/``$ARENA_TOKEN``, else
+    ``arena login``'s) and, with ``sign_in``, ``--username`` and ``--password`` instead of a
+    token."""
+    parser.add_argument(
+        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
+    )
+    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
+    if sign_in:
+        parser.add_argument("--username")
+        parser.add_argument("--password")
 
 
 def register(subparsers: Any) -> None:
@@ -193,12 +217,7 @@ def register(subparsers: Any) -> None:
         "submit", help="upload an agent to a server", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("agent", help="the agent's .py file")
-    parser.add_argument(
-        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
-    )
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
-    parser.add_argument("--username")
-    parser.add_argument("--password")
+    add_account_options(parser)
     parser.add_argument("--name", help="agent name (default: the file's name)")
     parser.add_argument("--no-wait", action="store_true", help="do not wait for validation")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait")
@@ -221,12 +240,8 @@ def run_login(args: argparse.Namespace) -> int:
                 return 2
             token = get_token(server, args.username, args.password)
         me = api_request(server, "GET", "/api/me", token=token)
-    except ApiError as exc:
-        print(f"arena login: refused ({exc.status}): {exc}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena login: cannot reach {server}: {exc}", file=sys.stderr)
-        return 1
+    except SERVER_ERRORS as exc:
+        return server_failure("login", server, exc)
     username = str(me.get("username", "")) if isinstance(me, dict) else ""
     path = credentials_save(server=server, token=str(token), username=username)
     print(f"signed in to {server} as {username}; remembered in {path}")

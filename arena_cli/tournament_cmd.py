@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import urllib.error
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
-from arena_cli.submit_cmd import ApiError, api_request
+from arena_cli.submit_cmd import SERVER_ERRORS, add_account_options, api_request, server_failure
 
 
 def _line(t: dict[str, Any]) -> str:
@@ -65,12 +64,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             api_request(args.server, "DELETE", f"/api/tournaments/{args.id}/entry", token=token)
             print(f"entry withdrawn from tournament {args.id}")
-    except ApiError as exc:
-        print(f"arena tournament: refused ({exc.status}): {exc}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as exc:
-        print(f"arena tournament: cannot reach {args.server}: {exc}", file=sys.stderr)
-        return 1
+    except SERVER_ERRORS as exc:
+        return server_failure("tournament", args.server, exc)
     return 0
 
 
@@ -84,10 +79,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("action", choices=["list", "show", "enter", "withdraw"])
     parser.add_argument("id", nargs="?", type=int, help="the tournament (not for list)")
     parser.add_argument("--agent", type=int, help="enter: the id of your agent")
-    parser.add_argument(
-        "--server", help="e.g. http://127.0.0.1:8000 (default: $ARENA_SERVER, else `arena login`'s)"
-    )
-    parser.add_argument("--token", help="API token (default: $ARENA_TOKEN, else `arena login`'s)")
+    add_account_options(parser, sign_in=False)
     parser.set_defaults(func=_checked)
 
 

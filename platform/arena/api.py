@@ -512,16 +512,9 @@ class ModelEntrantIn(Schema):
 )
 def model_entrant_create_view(request: HttpRequest, body: ModelEntrantIn) -> Any:
     """A registered model + game + your settings; changing anything makes a new version."""
+    fields = body.model_dump()
     submission = model_entrant_submit(
-        owner=user_of(request),
-        model_name=body.model,
-        game=body.game,
-        name=body.name,
-        system_prompt_addition=body.system_prompt_addition,
-        temperature=body.temperature,
-        top_p=body.top_p,
-        max_tokens=body.max_tokens,
-        json_output=body.json_output,
+        owner=user_of(request), model_name=fields.pop("model"), **fields
     )
     return Status(201, submission_selectors.submission_as_dict(submission))
 

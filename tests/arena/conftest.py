@@ -57,6 +57,43 @@ def committed(django_capture_on_commit_callbacks: Any) -> Callable[[Callable[[],
     return run
 
 
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    """A headless chromium for the browser tests of one module (skipped locally without one)."""
+    from tests.conftest import require_part
+    from tests.e2e.browser import browser_available, make_driver
+
+    require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
+    chrome = make_driver()
+    try:
+        yield chrome
+    finally:
+        chrome.quit()
+
+
+def house_match(game: str, *bots: str) -> Any:
+    """A ranked match between house bots of ``game``, stored and never sent (a test writes its
+    events itself)."""
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure
+
+    return match_create(
+        kind="ranked", submissions=[house_submission_ensure(game=game, bot=b) for b in bots]
+    )
+
+
+def stored_call(match: Any, seq: int, method: str, *, seat: int = 0, **data: Any) -> Any:
+    """One call of a running match's log as the worker stores it (round 1)."""
+    from arena.matches.models import MatchEvent
+
+    return MatchEvent.objects.create(
+        match=match,
+        seq=seq,
+        seat=seat,
+        data={"seq": seq, "seat": seat, "round": 1, "method": method, **data},
+    )
+
+
 BAD_AGENT_SOURCE = """
 class Agent:
     GAME = "simple-card"

@@ -82,3 +82,26 @@ def test_play_exits_non_zero_when_the_agent_forfeits(
     err = capsys.readouterr().err
     assert code == 1, err
     assert "four illegal actions in a row" in err
+
+
+def test_submit_and_login_say_why_the_server_refused_or_was_not_reached(
+    live_server: Any,
+    make_user: Any,
+    config_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from arena.accounts.services import token_get_or_create
+
+    key = token_get_or_create(user=make_user("cli")).key
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Agent:\n    def on_turn(self, s:\n")
+    code = main(["submit", str(broken), "--server", live_server.url, "--token", key, "--no-wait"])
+    err = capsys.readouterr().err
+    assert code == 1 and "arena submit: refused (400):" in err
+    assert "  line 2: " in err and "[rule: syntax]" in err  # one line per detail
+    assert main(["login", "--server", live_server.url, "--token", "not-a-token"]) == 1
+    assert "arena login: refused (401):" in capsys.readouterr().err
+    nowhere = "http://127.0.0.1:9"
+    assert main(["submit", str(broken), "--server", nowhere, "--token", key]) == 1
+    assert f"arena submit: cannot reach {nowhere}:" in capsys.readouterr().err

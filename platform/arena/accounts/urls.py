@@ -1,9 +1,34 @@
 """Account pages: Django's own sign-in and password views in the site's templates."""
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponseBase
 from django.urls import path, reverse_lazy
+from django.views import View
 
 from arena.accounts import views
+
+
+def _password_form(view: type[View], title: str, *, then: str) -> Callable[..., HttpResponseBase]:
+    """A page with a password form; ``then``: the page after it (a name in this app)."""
+    return view.as_view(
+        template_name="accounts/password_form.html",
+        success_url=reverse_lazy(f"accounts:{then}"),
+        extra_context={"title": title},
+    )
+
+
+def _password_done(
+    view: type[View], title: str, what: str, **more: Any
+) -> Callable[..., HttpResponseBase]:
+    """The page that says a password step is done (``what``: what happened, what next)."""
+    return view.as_view(
+        template_name="accounts/password_done.html",
+        extra_context={"title": title, "what": what, **more},
+    )
+
 
 app_name = "accounts"
 urlpatterns = [
@@ -17,18 +42,15 @@ urlpatterns = [
     path("delete/", views.delete, name="delete"),
     path(
         "password/change/",
-        auth_views.PasswordChangeView.as_view(
-            template_name="accounts/password_form.html",
-            success_url=reverse_lazy("accounts:password_change_done"),
-            extra_context={"title": "Change your password"},
+        _password_form(
+            auth_views.PasswordChangeView, "Change your password", then="password_change_done"
         ),
         name="password_change",
     ),
     path(
         "password/change/done/",
-        auth_views.PasswordChangeDoneView.as_view(
-            template_name="accounts/password_done.html",
-            extra_context={"title": "Password changed", "what": "Your password is changed."},
+        _password_done(
+            auth_views.PasswordChangeDoneView, "Password changed", "Your password is changed."
         ),
         name="password_change_done",
     ),
@@ -39,34 +61,30 @@ urlpatterns = [
     ),
     path(
         "password/reset/sent/",
-        auth_views.PasswordResetDoneView.as_view(
-            template_name="accounts/password_done.html",
-            extra_context={
-                "title": "Check your email",
-                "what": "If an account has this address, we sent it a link to choose a new "
-                "password. It works once, for three days.",
-            },
+        _password_done(
+            auth_views.PasswordResetDoneView,
+            "Check your email",
+            "If an account has this address, we sent it a link to choose a new password. It "
+            "works once, for three days.",
         ),
         name="password_reset_done",
     ),
     path(
         "password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
-            template_name="accounts/password_form.html",
-            success_url=reverse_lazy("accounts:password_reset_complete"),
-            extra_context={"title": "Choose a new password"},
+        _password_form(
+            auth_views.PasswordResetConfirmView,
+            "Choose a new password",
+            then="password_reset_complete",
         ),
         name="password_reset_confirm",
     ),
     path(
         "password/reset/done/",
-        auth_views.PasswordResetCompleteView.as_view(
-            template_name="accounts/password_done.html",
-            extra_context={
-                "title": "Password set",
-                "what": "Your new password is set: sign in with it.",
-                "sign_in": True,
-            },
+        _password_done(
+            auth_views.PasswordResetCompleteView,
+            "Password set",
+            "Your new password is set: sign in with it.",
+            sign_in=True,
         ),
         name="password_reset_complete",
     ),

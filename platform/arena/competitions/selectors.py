@@ -153,12 +153,9 @@ def history_page(*, agent: Agent, viewer: object, filters: HistoryFilters) -> Hi
     )
 
 
-def _seat_public(p: Participant) -> dict[str, Any]:
+def _seat_result(p: Participant) -> dict[str, Any]:
+    """What a seat played (the version) and how it came out, for any seat of a history row."""
     return {
-        "seat": p.seat,
-        "agent_id": p.submission.agent_id,
-        "agent": p.submission.agent.name,
-        "owner": p.submission.agent.owner.username,
         "version": p.submission.version,
         "submission": p.submission_id,
         "outcome": p.outcome or None,
@@ -166,6 +163,16 @@ def _seat_public(p: Participant) -> dict[str, Any]:
         "score": p.score,
         "rating_before": p.rating_before,
         "rating_after": p.rating_after,
+    }
+
+
+def _seat_public(p: Participant) -> dict[str, Any]:
+    return {
+        "seat": p.seat,
+        "agent_id": p.submission.agent_id,
+        "agent": p.submission.agent.name,
+        "owner": p.submission.agent.owner.username,
+        **_seat_result(p),
     }
 
 
@@ -179,13 +186,7 @@ def _history_row(mine: Participant, others: list[Participant], owner_view: bool)
         "created": match.created.isoformat(),
         "finished": match.finished.isoformat() if match.finished else None,
         "seat": mine.seat,
-        "version": mine.submission.version,
-        "submission": mine.submission_id,
-        "outcome": mine.outcome or None,
-        "reason": mine.reason or None,
-        "score": mine.score,
-        "rating_before": mine.rating_before,
-        "rating_after": mine.rating_after,
+        **_seat_result(mine),
         "opponents": [_seat_public(o) for o in others],
     }
     if owner_view:

@@ -19,10 +19,11 @@ from arena.accounts.models import User
 from arena.competitions.models import ChallengePolicy, LadderPause
 from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match, Participant
-from arena.matches.services import match_create
+from arena.matches.services import match_create, requested_quota_check
 from arena.ratings.models import Rating
 from arena.submissions.models import Agent, Submission
-from arena.throttles import hourly_quota_check, user_lock
+from arena.submissions.selectors import submission_to_play
+from arena.throttles import user_lock
 from games.core.record import reason_text
 
 #: The forfeits that count towards auto-pause (a crash at start is a crash).
@@ -66,13 +67,12 @@ def challenge_create(*, user: User, submission_id: int, agent_id: int) -> tuple[
     challenges in flight to end). Call inside a transaction; the caller enqueues it.
     Raises ``NotFound``, ``Forbidden``, ``Refused`` with what to do, ``RateLimited`` over quota.
     """
-    mine = Submission.objects.select_related("agent").filter(pk=submission_id).first()
-    if mine is None:
-        raise NotFound(f"no submission {submission_id}")
-    if mine.agent.owner_id != user.pk:
-        raise Forbidden("you can only challenge with one of your own submissions")
-    if mine.status != Submission.Status.ACCEPTED:
-        raise Refused(f"only accepted submissions can challenge; this one is {mine.status}")
+    mine = submission_to_play(
+        submission_id=submission_id,
+        user=user,
+        purpose="challenge",
+        not_yours="you can only challenge with one of your own submissions",
+    )
     agent = Agent.objects.select_related("owner").filter(pk=agent_id).first()
     if agent is None:
         raise NotFound(f"no agent {agent_id}")
@@ -100,13 +100,7 @@ def challenge_create(*, user: User, submission_id: int, agent_id: int) -> tuple[
     if theirs is None:
         raise Refused(f"{agent.name} has no accepted version to play yet")
     # Count, decide and insert under the user's row lock: concurrent requests queue up.
-    user_lock(user)
-    hourly_quota_check(
-        recent=Match.objects.filter(kind=Match.Kind.CHALLENGE, requested_by=user),
-        limit=settings.ARENA_CHALLENGES_PER_HOUR,
-        what="challenges",
-        field="created",
-    )
+    requested_quota_check(user=user, kind=Match.Kind.CHALLENGE)
     send_now = challenges_in_flight(user=user) < settings.ARENA_CHALLENGES_IN_FLIGHT
     match = match_create(
         kind=Match.Kind.CHALLENGE, submissions=[mine, theirs], timed=True, requested_by=user

@@ -9,6 +9,12 @@ from django.http import HttpRequest
 from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
 
 
+def _spend_usd(calls: QuerySet[ModelCall]) -> str:
+    """What these calls cost, in US dollars to four places."""
+    total = calls.aggregate(t=Sum("cost_usd"))["t"] or 0
+    return f"{total:.4f}"
+
+
 @admin.register(LanguageModel)
 class LanguageModelAdmin(admin.ModelAdmin[LanguageModel]):
     list_display = (
@@ -26,8 +32,7 @@ class LanguageModelAdmin(admin.ModelAdmin[LanguageModel]):
 
     @admin.display(description="spend (USD)")
     def spend_usd(self, obj: LanguageModel) -> str:
-        total = obj.calls.aggregate(t=Sum("cost_usd"))["t"] or 0
-        return f"{total:.4f}"
+        return _spend_usd(obj.calls.all())
 
 
 @admin.register(ModelEntrantConfig)
@@ -53,8 +58,7 @@ class ModelEntrantConfigAdmin(admin.ModelAdmin[ModelEntrantConfig]):
 
     @admin.display(description="spend (USD)")
     def spend_usd(self, obj: ModelEntrantConfig) -> str:
-        total = obj.submission.model_calls.aggregate(t=Sum("cost_usd"))["t"] or 0
-        return f"{total:.4f}"
+        return _spend_usd(obj.submission.model_calls.all())
 
 
 @admin.register(ModelCall)

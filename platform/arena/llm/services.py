@@ -38,28 +38,19 @@ def _float_in(value: Any, low: float, high: float, what: str) -> float | None:
     return number
 
 
-def entrant_config_json(
-    *,
-    model: LanguageModel,
-    game: str,
-    system_prompt_addition: str,
-    temperature: float | None,
-    top_p: float | None,
-    max_tokens: int,
-    json_output: bool,
-) -> str:
+def entrant_config_json(config: ModelEntrantConfig, *, game: str) -> str:
     """The canonical JSON an entrant version stores as its ``source`` (sorted keys, no spaces)."""
     return json.dumps(
         {
             "kind": "language-model",
-            "model": model.name,
-            "model_id": model.model_id,
+            "model": config.model.name,
+            "model_id": config.model.model_id,
             "game": game,
-            "system_prompt_addition": system_prompt_addition,
-            "temperature": temperature,
-            "top_p": top_p,
-            "max_tokens": max_tokens,
-            "json_output": json_output,
+            "system_prompt_addition": config.system_prompt_addition,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "max_tokens": config.max_tokens,
+            "json_output": config.json_output,
         },
         sort_keys=True,
         separators=(",", ":"),
@@ -118,15 +109,15 @@ def model_entrant_create(
         raise Refused(
             f"your agent {name!r} runs uploaded code; give the model entrant another name"
         )
-    source = entrant_config_json(
+    config = ModelEntrantConfig(
         model=model,
-        game=game,
         system_prompt_addition=addition,
         temperature=temp,
         top_p=nucleus,
         max_tokens=tokens_int,
         json_output=bool(json_output),
     )
+    source = entrant_config_json(config, game=game)
     version = (agent.submissions.aggregate(v=Max("version"))["v"] or 0) + 1
     submission = Submission.objects.create(
         agent=agent,
@@ -135,15 +126,8 @@ def model_entrant_create(
         sha256=hashlib.sha256(source.encode("utf-8")).hexdigest(),
         game_version=spec.version,
     )
-    ModelEntrantConfig.objects.create(
-        submission=submission,
-        model=model,
-        system_prompt_addition=addition,
-        temperature=temp,
-        top_p=nucleus,
-        max_tokens=tokens_int,
-        json_output=bool(json_output),
-    )
+    config.submission = submission
+    config.save(force_insert=True)
     return submission
 
 

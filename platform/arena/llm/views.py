@@ -28,18 +28,10 @@ def new_entrant(request: HttpRequest) -> HttpResponse:
     error = ""
     status = 200
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+        fields = dict(form.cleaned_data)
         try:
             submission = model_entrant_submit(
-                owner=signed_in_user(request),
-                model_name=data["model"],
-                game=data["game"],
-                name=data["name"],
-                system_prompt_addition=data["system_prompt_addition"],
-                temperature=data["temperature"],
-                top_p=data["top_p"],
-                max_tokens=data["max_tokens"],
-                json_output=data["json_output"],
+                owner=signed_in_user(request), model_name=fields.pop("model"), **fields
             )
         except RateLimited as exc:
             error, status = exc.message, 429

@@ -1,10 +1,10 @@
 """Admin: matches with re-run and void actions."""
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.errors import Refused
+from arena.admin_actions import each_selected
 from arena.matches.models import Match, Participant
 from arena.workflows.matches import match_rerun, match_void
 
@@ -32,11 +32,9 @@ def rerun(
     modeladmin: admin.ModelAdmin[Match], request: HttpRequest, queryset: QuerySet[Match]
 ) -> None:
     """Queue errored matches again."""
-    for match in queryset:
-        try:
-            match_rerun(match=match)
-        except Refused as exc:
-            modeladmin.message_user(request, f"#{match.pk}: {exc.message}", messages.WARNING)
+    each_selected(
+        modeladmin, request, queryset, lambda m: match_rerun(match=m), label=lambda m: f"#{m.pk}"
+    )
 
 
 @admin.action(description="Void the selected matches (marked error; applied Elo stays)")

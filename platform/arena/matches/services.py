@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from django.conf import settings
 
 from arena.accounts.models import User
-from arena.errors import Forbidden, NotFound, Refused
+from arena.errors import Forbidden, Refused
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_set_status
 from arena.submissions.models import Submission
+from arena.submissions.selectors import submission_to_play
 from arena.submissions.services import house_submission_ensure
 from arena.throttles import hourly_quota_check, user_lock
 from games.core import get_game_spec
@@ -76,18 +77,41 @@ def matches_create_ranked(*, game: str, pairs: Sequence[Sequence[int]]) -> list[
     return matches
 
 
+#: The hourly quota of each kind of match users ask for: the setting that caps it, and what the
+#: refusal calls those matches.
+REQUESTED_PER_HOUR: dict[str, tuple[str, str]] = {
+    Match.Kind.TRAINING: ("ARENA_TRAINING_PER_HOUR", "training matches"),
+    Match.Kind.CHALLENGE: ("ARENA_CHALLENGES_PER_HOUR", "challenges"),
+}
+
+
+def requested_quota_check(*, user: User, kind: str) -> None:
+    """Refuse (429) a match of ``kind`` that ``user`` asks for over its hourly quota.
+
+    It takes the user's row lock: call it in the transaction that then creates the match, so
+    that concurrent requests cannot all see the same count (quotas are atomic).
+    """
+    setting, what = REQUESTED_PER_HOUR[kind]
+    user_lock(user)
+    hourly_quota_check(
+        recent=Match.objects.filter(kind=kind, requested_by=user),
+        limit=getattr(settings, setting),
+        what=what,
+        field="created",
+    )
+
+
 def training_create(*, user: User, submission_id: int, opponent: str, timed: bool = True) -> Match:
     """An unrated match of the user's accepted submission against a house bot or their own.
 
     Call inside a transaction; the caller enqueues it (``arena.workflows.matches``).
     """
-    submission = Submission.objects.select_related("agent").filter(pk=submission_id).first()
-    if submission is None:
-        raise NotFound(f"no submission {submission_id}")
-    if submission.agent.owner_id != user.pk:
-        raise Forbidden("you can only train your own agents")
-    if submission.status != Submission.Status.ACCEPTED:
-        raise Refused(f"only accepted submissions can train; this one is {submission.status}")
+    submission = submission_to_play(
+        submission_id=submission_id,
+        user=user,
+        purpose="train",
+        not_yours="you can only train your own agents",
+    )
     game = submission.agent.game
     if str(opponent).startswith("house:"):
         other = house_submission_ensure(game=game, bot=str(opponent).removeprefix("house:"))
@@ -106,15 +130,7 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
         other = found
         if other.status != Submission.Status.ACCEPTED or other.agent.game != game:
             raise Refused(f"the opponent must be an accepted {game} submission")
-    # Count and insert under the user's row lock (the caller's transaction): concurrent requests
-    # cannot all see the same count (quotas are atomic).
-    user_lock(user)
-    hourly_quota_check(
-        recent=Match.objects.filter(kind=Match.Kind.TRAINING, requested_by=user),
-        limit=settings.ARENA_TRAINING_PER_HOUR,
-        what="training matches",
-        field="created",
-    )
+    requested_quota_check(user=user, kind=Match.Kind.TRAINING)
     return match_create(
         kind=Match.Kind.TRAINING,
         submissions=[submission, other],

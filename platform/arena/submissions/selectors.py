@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from arena.errors import Forbidden, NotFound
+from arena.accounts.models import User
+from arena.errors import Forbidden, NotFound, Refused
 from arena.submissions.models import Agent, Submission
 
 
@@ -32,6 +33,20 @@ def submission_get_owned(*, submission_id: int, user: object) -> Submission:
     submission = submission_get(submission_id=submission_id)
     if not is_owner(user, submission):
         raise Forbidden("this submission belongs to someone else: its source and logs are private")
+    return submission
+
+
+def submission_to_play(
+    *, submission_id: int, user: User, purpose: str, not_yours: str
+) -> Submission:
+    """The user's own accepted submission, to play a match they ask for (``purpose``: what it
+    is to do, e.g. "train"). ``NotFound``; ``Forbidden`` (``not_yours``) for someone else's,
+    staff included; ``Refused`` until it is accepted."""
+    submission = submission_get(submission_id=submission_id)
+    if submission.agent.owner_id != user.pk:
+        raise Forbidden(not_yours)
+    if submission.status != Submission.Status.ACCEPTED:
+        raise Refused(f"only accepted submissions can {purpose}; this one is {submission.status}")
     return submission
 
 

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
+from django.forms.models import construct_instance
 from django.http import HttpRequest
 
 from arena.accounts.selectors import signed_in_user
-from arena.errors import Refused
+from arena.admin_actions import each_selected
 from arena.tournaments.models import Entry, Tournament
 from arena.tournaments.services import (
+    PLAY_SETTINGS,
     tournament_pause,
     tournament_problems,
     tournament_rerun,
@@ -39,13 +40,7 @@ class TournamentAdminForm(forms.ModelForm[Tournament]):
         fields = (
             "name",
             "game",
-            "format",
-            "round_robin_max",
-            "swiss_rounds",
-            "games_per_pairing",
-            "duplicate_seats",
-            "timed",
-            "config",
+            *PLAY_SETTINGS,
             "entry_opens",
             "entry_closes",
             "freeze_at",
@@ -56,49 +51,25 @@ class TournamentAdminForm(forms.ModelForm[Tournament]):
         data = super().clean() or {}
         needed = ("name", "game", "entry_opens", "entry_closes", "freeze_at", "publish_at")
         if all(data.get(k) is not None for k in needed):
-            problems = tournament_problems(
-                name=data["name"],
-                game=data["game"],
-                entry_opens=data["entry_opens"],
-                entry_closes=data["entry_closes"],
-                freeze_at=data["freeze_at"],
-                publish_at=data["publish_at"],
-                format=data.get("format") or Tournament.Format.AUTO,
-                round_robin_max=data.get("round_robin_max") or 12,
-                swiss_rounds=data.get("swiss_rounds"),
-                games_per_pairing=data.get("games_per_pairing") or 1,
-                duplicate_seats=bool(data.get("duplicate_seats")),
-            )
+            # The fields left out (each with its own error) keep the model's defaults.
+            problems = tournament_problems(construct_instance(self, Tournament()))
             if problems:
                 raise forms.ValidationError(problems)
         return data
-
-
-def _each(
-    modeladmin: admin.ModelAdmin[Tournament],
-    request: HttpRequest,
-    queryset: QuerySet[Tournament],
-    action: Callable[[Tournament], object],
-) -> None:
-    for tournament in queryset:
-        try:
-            action(tournament)
-        except Refused as exc:
-            modeladmin.message_user(request, f"{tournament}: {exc.message}", messages.WARNING)
 
 
 @admin.action(description="Pause the selected tournaments (no new games)")
 def pause(
     modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
 ) -> None:
-    _each(modeladmin, request, queryset, lambda t: tournament_pause(tournament_id=t.pk))
+    each_selected(modeladmin, request, queryset, lambda t: tournament_pause(tournament_id=t.pk))
 
 
 @admin.action(description="Resume the selected tournaments")
 def resume(
     modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
 ) -> None:
-    _each(modeladmin, request, queryset, lambda t: tournament_resume(tournament_id=t.pk))
+    each_selected(modeladmin, request, queryset, lambda t: tournament_resume(tournament_id=t.pk))
 
 
 @admin.action(description="Re-run: a new edition with the same entrants and settings")
@@ -106,7 +77,7 @@ def rerun(
     modeladmin: admin.ModelAdmin[Tournament], request: HttpRequest, queryset: QuerySet[Tournament]
 ) -> None:
     staff = signed_in_user(request)
-    _each(
+    each_selected(
         modeladmin,
         request,
         queryset,

@@ -62,6 +62,17 @@ ALLOWED_TRANSITIONS: dict[str, set[str]] = {
 #: Games per pairing at most (a pairing of many games belongs in a match's own config).
 MAX_GAMES_PER_PAIRING = 20
 
+#: How a tournament is played: the settings a re-run keeps from its original.
+PLAY_SETTINGS = (
+    "format",
+    "round_robin_max",
+    "swiss_rounds",
+    "games_per_pairing",
+    "duplicate_seats",
+    "timed",
+    "config",
+)
+
 
 def tournament_set_status(*, tournament: Tournament, status: str, **fields: Any) -> Tournament:
     """Change a tournament's status (and other fields) if the transition is allowed."""
@@ -74,41 +85,34 @@ def tournament_set_status(*, tournament: Tournament, status: str, **fields: Any)
     return tournament
 
 
-def tournament_problems(
-    *,
-    name: str,
-    game: str,
-    entry_opens: datetime,
-    entry_closes: datetime,
-    freeze_at: datetime,
-    publish_at: datetime,
-    format: str,
-    round_robin_max: int,
-    swiss_rounds: int | None,
-    games_per_pairing: int,
-    duplicate_seats: bool,
-) -> list[str]:
-    """What makes these settings unplayable, one sentence each (empty: none)."""
+def tournament_problems(tournament: Tournament) -> list[str]:
+    """What makes a tournament's settings unplayable, one sentence each (empty: none); the
+    tournament may be unsaved."""
     problems: list[str] = []
     try:
-        get_game_spec(game)
+        get_game_spec(tournament.game)
     except UnknownGameError:
-        problems.append(f"unknown game {game!r}")
-    if not entry_opens < entry_closes <= freeze_at <= publish_at:
+        problems.append(f"unknown game {tournament.game!r}")
+    if not (
+        tournament.entry_opens
+        < tournament.entry_closes
+        <= tournament.freeze_at
+        <= tournament.publish_at
+    ):
         problems.append(
             "the times must come in this order: entry opens < entry closes <= freeze <= publish"
         )
-    if format not in Tournament.Format.values:
+    if tournament.format not in Tournament.Format.values:
         problems.append(f"format must be one of {', '.join(Tournament.Format.values)}")
-    if not 1 <= games_per_pairing <= MAX_GAMES_PER_PAIRING:
+    if not 1 <= tournament.games_per_pairing <= MAX_GAMES_PER_PAIRING:
         problems.append(f"games per pairing must be 1 to {MAX_GAMES_PER_PAIRING}")
-    elif duplicate_seats and games_per_pairing % 2:
+    elif tournament.duplicate_seats and tournament.games_per_pairing % 2:
         problems.append("duplicate seats play each seed twice: games per pairing must be even")
-    if round_robin_max < 2:
+    if tournament.round_robin_max < 2:
         problems.append("round robin needs room for at least 2 entrants")
-    if swiss_rounds is not None and swiss_rounds < 1:
+    if tournament.swiss_rounds is not None and tournament.swiss_rounds < 1:
         problems.append("a Swiss plays at least one round (leave it empty to size it)")
-    if not name.strip():
+    if not tournament.name.strip():
         problems.append("give the tournament a name")
     return problems
 
@@ -131,27 +135,9 @@ def tournament_create(
     config: dict[str, Any] | None = None,
 ) -> Tournament:
     """A new tournament; refuses settings that cannot be played, saying which and why."""
-    problems = tournament_problems(
-        name=name,
-        game=game,
-        entry_opens=entry_opens,
-        entry_closes=entry_closes,
-        freeze_at=freeze_at,
-        publish_at=publish_at,
-        format=format,
-        round_robin_max=round_robin_max,
-        swiss_rounds=swiss_rounds,
-        games_per_pairing=games_per_pairing,
-        duplicate_seats=duplicate_seats,
-    )
-    if problems:
-        raise Refused(
-            "the tournament cannot be created: " + "; ".join(problems),
-            details=[{"message": p} for p in problems],
-        )
-    return Tournament.objects.create(
+    tournament = Tournament(
         created_by=created_by,
-        name=name.strip()[:100],
+        name=name,
         game=game,
         entry_opens=entry_opens,
         entry_closes=entry_closes,
@@ -165,6 +151,15 @@ def tournament_create(
         timed=timed,
         config=config or {},
     )
+    problems = tournament_problems(tournament)
+    if problems:
+        raise Refused(
+            "the tournament cannot be created: " + "; ".join(problems),
+            details=[{"message": p} for p in problems],
+        )
+    tournament.name = name.strip()[:100]
+    tournament.save(force_insert=True)
+    return tournament
 
 
 @transaction.atomic
@@ -572,13 +567,7 @@ def tournament_rerun(*, tournament_id: int, created_by: User | None) -> Tourname
         game=original.game,
         edition=edition,
         rerun_of=original,
-        format=original.format,
-        round_robin_max=original.round_robin_max,
-        swiss_rounds=original.swiss_rounds,
-        games_per_pairing=original.games_per_pairing,
-        duplicate_seats=original.duplicate_seats,
-        timed=original.timed,
-        config=original.config,
+        **{field: getattr(original, field) for field in PLAY_SETTINGS},
         entry_opens=now,
         entry_closes=now,
         freeze_at=now,

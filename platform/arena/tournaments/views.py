@@ -162,22 +162,10 @@ def new(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(request.POST or None)
     error = ""
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
             tournament = services.tournament_create(
                 created_by=request.user,  # type: ignore[arg-type]
-                name=data["name"],
-                game=data["game"],
-                entry_opens=data["entry_opens"],
-                entry_closes=data["entry_closes"],
-                freeze_at=data["freeze_at"],
-                publish_at=data["publish_at"],
-                format=data["format"],
-                round_robin_max=data["round_robin_max"],
-                swiss_rounds=data["swiss_rounds"],
-                games_per_pairing=data["games_per_pairing"],
-                duplicate_seats=data["duplicate_seats"],
-                timed=data["timed"],
+                **form.cleaned_data,
             )
         except Refused as exc:
             error = exc.message

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.arena.conftest import BAD_AGENT_SOURCE
+from tests.arena.conftest import BAD_AGENT_SOURCE, house_match, stored_call
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +26,13 @@ def token_client(make_user: Any, name: str = "alice") -> Client:
 
 def post_json(client: Client, url: str, body: dict[str, Any]) -> Any:
     return client.post(url, json.dumps(body), content_type="application/json")
+
+
+def uploaded(api: Client, committed: Any, source: str) -> int:
+    """Upload ``source`` through the API (its validation runs, eager): the submission's id."""
+    created = committed(lambda: post_json(api, "/api/submissions", {"source": source}))
+    assert created.status_code == 201, created.content
+    return int(created.json()["id"])
 
 
 def test_wrong_password_and_missing_token_are_refused_with_a_reason(make_user: Any) -> None:
@@ -122,9 +129,7 @@ def test_another_users_source_logs_prints_and_training_are_refused(
     make_user: Any, committed: Any, starter_source: str
 ) -> None:
     alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
-    sid = committed(
-        lambda: post_json(alice, "/api/submissions", {"source": starter_source})
-    ).json()["id"]
+    sid = uploaded(alice, committed, starter_source)
     match_id = committed(
         lambda: post_json(alice, "/api/training", {"submission": sid, "opponent": "house:lowest"})
     ).json()["match"]
@@ -145,9 +150,7 @@ def test_ranked_logs_are_public_but_prints_and_errors_only_for_the_owner(
     from arena.workflows.matches import match_run
 
     alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
-    sid = committed(
-        lambda: post_json(alice, "/api/submissions", {"source": BAD_AGENT_SOURCE})
-    ).json()["id"]
+    sid = uploaded(alice, committed, BAD_AGENT_SOURCE)
     Submission.objects.filter(pk=sid).update(status="accepted")
     house = house_submission_ensure(game="simple-card", bot="random")
     match = match_create(kind="ranked", submissions=[Submission.objects.get(pk=sid), house])
@@ -169,48 +172,21 @@ def test_refusals_are_json(make_user: Any) -> None:
 def test_others_see_a_seats_state_in_the_games_public_view_during_and_after(
     make_user: Any,
 ) -> None:
-    from arena.matches.models import MatchEvent
-    from arena.submissions.services import house_submission_ensure
-    from arena.workflows.dispatch import match_schedule as match_create
-
     bob = token_client(make_user, "bob")
-    match = match_create(
-        kind="ranked",
-        submissions=[
-            house_submission_ensure(game="simple-card", bot="random"),
-            house_submission_ensure(game="simple-card", bot="lowest"),
-        ],
-    )
+    match = house_match("simple-card", "random", "lowest")
     state = {"phase": "play", "round": 1, "hand": [1, 2], "your_score": 0}
-    MatchEvent.objects.create(
-        match=match,
-        seq=0,
-        seat=0,
-        data={
-            "seq": 0,
-            "seat": 0,
-            "round": 1,
-            "method": "on_turn",
-            "payload": state,
-            "reply": {"type": "play_card", "card": 2},
-            "action": {"type": "play_card", "card": 2},
-        },
+    stored_call(
+        match,
+        0,
+        "on_turn",
+        payload=state,
+        reply={"type": "play_card", "card": 2},
+        action={"type": "play_card", "card": 2},
     )
     live = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]
     assert live[0]["payload"] == {**state, "hand": None}
     assert live[0]["action"] is None and live[0]["reply"] is None  # sealed until the round ends
-    MatchEvent.objects.create(
-        match=match,
-        seq=1,
-        seat=0,
-        data={
-            "seq": 1,
-            "seat": 0,
-            "round": 1,
-            "method": "on_round_end",
-            "payload": {"round": 1, "your_card": 2, "opponent_card": 5},
-        },
-    )
+    stored_call(match, 1, "on_round_end", payload={"round": 1, "your_card": 2, "opponent_card": 5})
     match.status = "finished"
     match.save()
     done = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]

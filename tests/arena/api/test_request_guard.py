@@ -11,17 +11,9 @@ import pytest
 from arena.middleware import json_depth
 from django.test import Client
 
+from tests.arena.api.test_api import token_client
+
 pytestmark = pytest.mark.django_db
-
-
-def token_client(make_user: Any, name: str = "alice") -> Client:
-    make_user(name)
-    key = Client().post(
-        "/api/token",
-        {"username": name, "password": f"pw-{name}-123"},
-        content_type="application/json",
-    )
-    return Client(HTTP_AUTHORIZATION=f"Token {key.json()['token']}")
 
 
 def test_json_depth_skips_brackets_inside_strings_and_stops_past_the_limit() -> None:

@@ -12,17 +12,9 @@ from arena.matches.models import Match
 from arena.workflows.dispatch import match_queue
 from django.test import Client
 
+from tests.arena.api.test_api import token_client
+
 pytestmark = pytest.mark.django_db
-
-
-def token_client(make_user: Any, name: str = "alice") -> Client:
-    make_user(name)
-    key = Client().post(
-        "/api/token",
-        {"username": name, "password": f"pw-{name}-123"},
-        content_type="application/json",
-    )
-    return Client(HTTP_AUTHORIZATION=f"Token {key.json()['token']}")
 
 
 def upload(api: Client, source: str) -> Any:

@@ -182,21 +182,32 @@ def test_a_burst_of_100_gets_the_quota_then_429_and_ranked_play_goes_on(
     assert queue_name(TRAINING) in settings.ARENA_WORKER_QUEUES
 
 
-def test_a_finished_challenge_releases_the_next_waiting_one(
+@pytest.fixture
+def three_challenges(
     settings: Any,
     two_users: dict[str, Any],
     django_capture_on_commit_callbacks: Any,
     sent_tasks: list[tuple[int, str | None]],
-) -> None:
+) -> list[int]:
+    """Alice challenges Bob's agent three times with one challenge allowed in flight: the
+    first is sent, the others wait (their match ids, in order)."""
     settings.ARENA_CHALLENGES_IN_FLIGHT = 1
     alice, a, b = two_users["alice"], two_users["a"], two_users["b"]
     with django_capture_on_commit_callbacks(execute=True):
-        ids = [
+        return [
             post_json(
                 alice, "/api/challenges", {"submission": a["id"], "agent": b["agent_id"]}
             ).json()["match"]
             for _ in range(3)
         ]
+
+
+def test_a_finished_challenge_releases_the_next_waiting_one(
+    three_challenges: list[int],
+    django_capture_on_commit_callbacks: Any,
+    sent_tasks: list[tuple[int, str | None]],
+) -> None:
+    ids = three_challenges
     assert [m for m, _ in sent_tasks] == [ids[0]]
     with django_capture_on_commit_callbacks(execute=True):
         match_run(match_id=ids[0])
@@ -231,7 +242,7 @@ def test_the_agent_page_challenges_and_says_when_over_quota(
 
 def test_the_sweeper_releases_held_challenges_within_the_share_only(
     settings: Any,
-    two_users: dict[str, Any],
+    three_challenges: list[int],
     django_capture_on_commit_callbacks: Any,
     sent_tasks: list[tuple[int, str | None]],
 ) -> None:
@@ -240,15 +251,7 @@ def test_the_sweeper_releases_held_challenges_within_the_share_only(
     from arena.workflows.lifecycle import matches_sweep
     from django.utils import timezone
 
-    settings.ARENA_CHALLENGES_IN_FLIGHT = 1
-    alice, a, b = two_users["alice"], two_users["a"], two_users["b"]
-    with django_capture_on_commit_callbacks(execute=True):
-        ids = [
-            post_json(
-                alice, "/api/challenges", {"submission": a["id"], "agent": b["agent_id"]}
-            ).json()["match"]
-            for _ in range(3)
-        ]
+    ids = three_challenges
     long_ago = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_QUEUED_MAX_S + 60)
     Match.objects.filter(pk__in=ids).update(created=long_ago)
     Match.objects.filter(pk=ids[0]).update(status="running", started=timezone.now())

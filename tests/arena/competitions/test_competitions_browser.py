@@ -3,7 +3,6 @@ user meets them: matches run in the process sandbox (eager Celery) behind Django
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,20 +12,9 @@ from arena.submissions.models import Agent, Submission
 
 from games.core import get_game_spec
 from tests.arena.ratings.test_ladder import make_entries, play
-from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
-    chrome = make_driver()
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
 
 
 @pytest.fixture(autouse=True)

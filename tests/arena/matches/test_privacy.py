@@ -17,6 +17,7 @@ import pytest
 from django.test import Client
 
 from games.core import get_game_spec
+from tests.arena.conftest import house_match, stored_call
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +58,17 @@ def ranked_match(owner: Any, source: str, bot: str, config: dict[str, Any] | Non
     match.refresh_from_db()
     assert match.status == "finished", match.error
     return match
+
+
+def alice_starter_ranked(
+    make_user: Any, game: str, bot: str, config: dict[str, Any]
+) -> tuple[Client, Any]:
+    """Alice, signed in, and the ranked match her ``game`` starter agent played against ``bot``."""
+    from arena.accounts.models import User
+
+    client = login(make_user, "alice")
+    source = get_game_spec(game).starter_source()
+    return client, ranked_match(User.objects.get(username="alice"), source, bot, config)
 
 
 def every_path(client: Client, match_id: int, seqs: list[int]) -> Iterator[tuple[str, str]]:
@@ -115,12 +127,7 @@ def _cards(result: dict[str, Any]) -> str:
 def test_mucked_hole_cards_are_never_shown_to_others(
     make_user: Any, viewers: dict[str, Client]
 ) -> None:
-    from arena.accounts.models import User
-
-    alice_client = login(make_user, "alice")
-    alice = User.objects.get(username="alice")
-    source = get_game_spec("poker").starter_source()
-    match = ranked_match(alice, source, "hand-strength", {"hands": 16})
+    alice_client, match = alice_starter_ranked(make_user, "poker", "hand-strength", {"hands": 16})
     mucked = [r for r in match.rounds if not r["result"]["p0"]["showdown"]]
     shown_down = [r for r in match.rounds if r["result"]["p0"]["showdown"]]
     assert mucked and shown_down, "the seed should give both folded and shown-down hands"
@@ -173,12 +180,7 @@ def test_mucked_hole_cards_are_never_shown_to_others(
 def test_liars_dice_hidden_dice_show_only_as_challenges_reveal_them(
     make_user: Any, viewers: dict[str, Client]
 ) -> None:
-    from arena.accounts.models import User
-
-    alice_client = login(make_user, "alice")
-    alice = User.objects.get(username="alice")
-    source = get_game_spec("liars-dice").starter_source()
-    match = ranked_match(alice, source, "random", {"rounds": 2})
+    alice_client, match = alice_starter_ranked(make_user, "liars-dice", "random", {"rounds": 2})
     own = api_log(alice_client, match.pk)
     assert any(e.get("payload", {}) and e["payload"].get("your_dice") for e in own)
     for who, client in viewers.items():
@@ -210,32 +212,18 @@ def test_a_running_match_shows_others_the_public_view_only(
     make_user: Any, viewers: dict[str, Client]
 ) -> None:
     """Live rows (before the blob exists) go through the same public view."""
-    from arena.matches.models import Match, MatchEvent
-    from arena.matches.services import match_create
-    from arena.submissions.services import house_submission_ensure
+    from arena.matches.models import Match
 
-    match = match_create(
-        kind="ranked",
-        submissions=[
-            house_submission_ensure(game="poker", bot="always-call"),
-            house_submission_ensure(game="poker", bot="raise-happy"),
-        ],
-    )
+    match = house_match("poker", "always-call", "raise-happy")
     Match.objects.filter(pk=match.pk).update(status="running")
     state = {"phase": "preflop", "round": 1, "your_cards": ["As", "Kd"], "history": []}
-    MatchEvent.objects.create(
-        match=match,
-        seq=0,
-        seat=0,
-        data={
-            "seq": 0,
-            "seat": 0,
-            "round": 1,
-            "method": "on_turn",
-            "payload": state,
-            "error": "Traceback: secret",
-            "action": {"type": "call"},
-        },
+    stored_call(
+        match,
+        0,
+        "on_turn",
+        payload=state,
+        error="Traceback: secret",
+        action={"type": "call"},
     )
     for who, client in viewers.items():
         (entry,) = api_log(client, match.pk)

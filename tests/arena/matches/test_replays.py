@@ -126,9 +126,10 @@ def test_a_300_ply_chess_match_page_weighs_under_300_kb(make_user: Any) -> None:
     assert bytes_ < 300 * 1024
 
 
-def test_the_turn_log_is_paginated_and_filters_my_seat(
-    make_user: Any, committed: Any, starter_source: str
-) -> None:
+@pytest.fixture
+def ann_training(make_user: Any, committed: Any, starter_source: str) -> tuple[Client, int]:
+    """Ann, signed in through the pages, uploads the starter and trains it against a house bot:
+    her client and the training match's id."""
     from arena.matches.models import Match
     from arena.submissions.models import Submission
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -141,31 +142,21 @@ def test_the_turn_log_is_paginated_and_filters_my_seat(
     committed(
         lambda: client.post(f"/submissions/{submission.pk}/train/", {"opponent": "house:random"})
     )
-    match = Match.objects.filter(kind="training").get()
-    page = client.get(f"/matches/{match.pk}/calls/").content.decode()
+    return client, Match.objects.filter(kind="training").get().pk
+
+
+def test_the_turn_log_is_paginated_and_filters_my_seat(ann_training: tuple[Client, int]) -> None:
+    client, match_id = ann_training
+    page = client.get(f"/matches/{match_id}/calls/").content.decode()
     assert "my seat only" in page and 'pre class="stdout"' in page
-    mine = client.get(f"/matches/{match.pk}/calls/?mine=1").content.decode()
+    mine = client.get(f"/matches/{match_id}/calls/?mine=1").content.decode()
     assert mine.count("<tr class") < page.count("<tr class")
     assert "<td>random v1</td>" in page and "<td>random v1</td>" not in mine
 
 
-def test_the_owner_follows_their_own_agent_in_the_player(
-    make_user: Any, committed: Any, starter_source: str
-) -> None:
-    from arena.matches.models import Match
-    from arena.submissions.models import Submission
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    client = Client()
-    client.force_login(make_user("ann"))
-    upload = SimpleUploadedFile("a.py", starter_source.encode())
-    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
-    submission = Submission.objects.get(agent__owner__username="ann")
-    committed(
-        lambda: client.post(f"/submissions/{submission.pk}/train/", {"opponent": "house:random"})
-    )
-    match = Match.objects.filter(kind="training").get()
-    replay = replay_of(client.get(f"/matches/{match.pk}/").content.decode())
+def test_the_owner_follows_their_own_agent_in_the_player(ann_training: tuple[Client, int]) -> None:
+    client, match_id = ann_training
+    replay = replay_of(client.get(f"/matches/{match_id}/").content.decode())
     own = [w for w in replay["widgets"] if w.get("title") == "your agent"]
     assert own, "the owner's frames carry their agent's calls"
     lines = [line for w in own for line in w["lines"]]

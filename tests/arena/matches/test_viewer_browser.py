@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,7 @@ from arena.workflows.matches import match_run
 from django.db import transaction
 
 from games.core import available_game_ids, get_game_spec
-from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -29,16 +27,6 @@ CONFIGS: dict[str, dict[str, Any]] = {"poker": {"hands": 10}}
 
 #: Where screenshots go (kept for a person to look at when ARENA_VIEWER_SHOTS names a folder).
 SHOTS = os.environ.get("ARENA_VIEWER_SHOTS")
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
-    chrome = make_driver()
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
 
 
 def ranked_match(game: str) -> int:

@@ -120,20 +120,25 @@ class _Clock:
         self.now += seconds
 
 
+def broker_folders(tmp_path: Path) -> dict[str, Any]:
+    """The transport options of a filesystem broker in ``tmp_path``: one queue folder (made here)
+    that messages are written to and read from, and a control folder."""
+    folder = tmp_path / "queue"
+    folder.mkdir()
+    return {
+        "data_folder_in": str(folder),
+        "data_folder_out": str(folder),
+        "control_folder": str(tmp_path / "control"),
+    }
+
+
 @pytest.mark.parametrize("transport", ["arena.celery_filesystem:Transport", "filesystem"])
 def test_a_full_consumer_gets_back_to_its_worker_after_one_poll(
     transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker whose processes are all busy acknowledges what finished between two waits for
     the broker: the wait must end after one polling interval, not after the worker's 2 s."""
-    folder = tmp_path / "queue"
-    folder.mkdir()
-    options = {
-        "data_folder_in": str(folder),
-        "data_folder_out": str(folder),
-        "control_folder": str(tmp_path / "control"),
-        "polling_interval": 0.1,
-    }
+    options = {**broker_folders(tmp_path), "polling_interval": 0.1}
     with Connection("filesystem://", transport=transport, transport_options=options) as conn:
         # Names of this test only: kombu keeps the bindings of the filesystem broker per process.
         name = f"work-{uuid.uuid4().hex[:8]}"
@@ -171,13 +176,8 @@ def test_a_message_is_never_seen_half_written(
     written, no file a consumer would take is in the queue folder."""
     from arena import celery_filesystem
 
-    folder = tmp_path / "queue"
-    folder.mkdir()
-    options = {
-        "data_folder_in": str(folder),
-        "data_folder_out": str(folder),
-        "control_folder": str(tmp_path / "control"),
-    }
+    options = broker_folders(tmp_path)
+    folder = Path(options["data_folder_in"])
     name = f"whole-{uuid.uuid4().hex[:8]}"
     seen_while_writing: list[list[str]] = []
     real_replace = os.replace

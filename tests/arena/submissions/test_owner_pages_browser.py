@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,7 @@ from arena.workflows.matches import match_run
 from django.db import transaction
 from django.test import Client
 
-from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -51,16 +49,6 @@ class Agent:
         print("LAST LINE before returning", max(state["hand"]))
         return {"type": "play_card", "card": max(state["hand"])}
 """
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
-    chrome = make_driver()
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
 
 
 def sign_in(driver: Any, live_server: Any, user: Any) -> None:

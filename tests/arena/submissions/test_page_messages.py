@@ -25,15 +25,23 @@ def test_the_size_error_reports_the_real_size(make_user: Any) -> None:
     assert "5,242,929 bytes" in page and "4,194,305" not in page
 
 
-def test_403_and_404_are_the_sites_pages_with_the_reason_and_a_way_back(
+@pytest.fixture
+def alice_and_bob(
     make_user: Any, committed: Any, starter_source: str
-) -> None:
+) -> tuple[Client, Client, Any]:
+    """Alice and Bob signed in, and the submission Alice uploaded through the page."""
     from arena.submissions.models import Submission
 
     alice, bob = signed_in(make_user, "alice"), signed_in(make_user, "bob")
     upload = SimpleUploadedFile("a.py", starter_source.encode())
     committed(lambda: alice.post("/submissions/upload/", {"file": upload}))
-    submission = Submission.objects.get()
+    return alice, bob, Submission.objects.get()
+
+
+def test_403_and_404_are_the_sites_pages_with_the_reason_and_a_way_back(
+    alice_and_bob: tuple[Client, Client, Any], committed: Any
+) -> None:
+    alice, bob, submission = alice_and_bob
     match_url = committed(
         lambda: alice.post(f"/submissions/{submission.pk}/train/", {"opponent": "house:random"})
     ).url
@@ -52,14 +60,9 @@ def test_403_and_404_are_the_sites_pages_with_the_reason_and_a_way_back(
 
 
 def test_another_users_agent_page_links_no_version_they_cannot_open(
-    make_user: Any, committed: Any, starter_source: str
+    alice_and_bob: tuple[Client, Client, Any],
 ) -> None:
-    from arena.submissions.models import Submission
-
-    alice, bob = signed_in(make_user, "alice"), signed_in(make_user, "bob")
-    upload = SimpleUploadedFile("a.py", starter_source.encode())
-    committed(lambda: alice.post("/submissions/upload/", {"file": upload}))
-    submission = Submission.objects.get()
+    alice, bob, submission = alice_and_bob
     page = bob.get(f"/submissions/agents/{submission.agent_id}/").content.decode()
     assert f'href="/submissions/{submission.pk}/"' not in page
     assert (

@@ -5,7 +5,7 @@ the published standings, crosstable and games, and follows a game to its replay.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,20 +20,9 @@ from tests.arena.tournaments.test_tournaments import (
     make_tournament,
     run_to_the_end,
 )
-from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
-    chrome = make_driver()
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
 
 
 def test_a_user_enters_a_tournament_in_the_browser(

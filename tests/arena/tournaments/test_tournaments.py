@@ -353,6 +353,35 @@ def test_staff_create_a_tournament_on_the_staff_page(make_user: Callable[..., Us
     assert t.status == Tournament.Status.UPCOMING  # an upcoming tournament cannot be paused
 
 
+def test_the_admin_form_checks_the_settings_by_the_same_rules() -> None:
+    from arena.tournaments.admin import TournamentAdminForm
+
+    now = timezone.now()
+    fmt = "%Y-%m-%d %H:%M:%S"
+    data = {
+        "name": "Admin cup",
+        "game": GAME,
+        "format": "auto",
+        "round_robin_max": 12,
+        "games_per_pairing": 3,
+        "duplicate_seats": "on",
+        "timed": "on",
+        "config": "{}",
+        "entry_opens": (now + timedelta(hours=2)).strftime(fmt),
+        "entry_closes": (now + timedelta(hours=1)).strftime(fmt),
+        "freeze_at": (now + timedelta(hours=1)).strftime(fmt),
+        "publish_at": (now + timedelta(hours=3)).strftime(fmt),
+    }
+    form = TournamentAdminForm(data)
+    assert not form.is_valid()
+    assert form.non_field_errors() == [
+        "the times must come in this order: entry opens < entry closes <= freeze <= publish",
+        "duplicate seats play each seed twice: games per pairing must be even",
+    ]
+    data.update(entry_opens=(now - timedelta(hours=1)).strftime(fmt), games_per_pairing=2)
+    assert TournamentAdminForm(data).is_valid()
+
+
 def test_a_user_enters_through_the_page_and_the_api(
     make_user: Callable[..., User], starter_source: str
 ) -> None:

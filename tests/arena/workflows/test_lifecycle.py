@@ -4,7 +4,7 @@ cap holds across redeliveries, a validation hit by a platform error says so."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -141,7 +141,7 @@ def test_an_entry_too_big_is_stored_marked_and_truncated() -> None:
 
 
 def test_the_writer_never_raises_and_keeps_what_it_can(
-    make_user: Any, committed: Any, starter_source: str
+    ranked_match: Callable[..., Match], committed: Any
 ) -> None:
     house = house_submission_ensure(game="simple-card", bot="highest")
     match = match_schedule(kind="training", submissions=[house, house])
@@ -154,29 +154,29 @@ def test_the_writer_never_raises_and_keeps_what_it_can(
     assert list(MatchEvent.objects.filter(match=match).values_list("seq", flat=True)) == [0, 1, 2]
 
 
-def _running(committed: Any, starter_source: str, user: Any, **fields: Any) -> Match:
-    mine = committed(lambda: submission_upload(owner=user, source=starter_source, name="bot"))
-    submission_activate(submission=mine, user=user)
-    house = house_submission_ensure(game="simple-card", bot="highest", active=True)
-    match = match_schedule(kind="ranked", submissions=[mine, house])  # not committed: not sent
-    Match.objects.filter(pk=match.pk).update(**fields)
-    match.refresh_from_db()
-    return match
+@pytest.fixture
+def ranked_match(make_user: Any, committed: Any, starter_source: str) -> Callable[..., Match]:
+    """A ranked match of a user's active agent against a house bot, stored but never sent, with
+    ``fields`` as a worker (or a lost message) left them."""
+
+    def make(**fields: Any) -> Match:
+        user = make_user()
+        mine = committed(lambda: submission_upload(owner=user, source=starter_source, name="bot"))
+        submission_activate(submission=mine, user=user)
+        house = house_submission_ensure(game="simple-card", bot="highest", active=True)
+        match = match_schedule(kind="ranked", submissions=[mine, house])  # not committed: not sent
+        Match.objects.filter(pk=match.pk).update(**fields)
+        match.refresh_from_db()
+        return match
+
+    return make
 
 
 def test_the_sweeper_requeues_a_match_whose_worker_died(
-    make_user: Any, committed: Any, starter_source: str
+    ranked_match: Callable[..., Match], committed: Any
 ) -> None:
     long_ago = timezone.now() - timedelta(days=1)
-    match = _running(
-        committed,
-        starter_source,
-        make_user(),
-        status="running",
-        attempts=1,
-        started=long_ago,
-        task_id="dead-worker",
-    )
+    match = ranked_match(status="running", attempts=1, started=long_ago, task_id="dead-worker")
     counts = committed(matches_sweep)  # re-queued, then played by the eager worker
     assert counts["requeued"] == 1
     match.refresh_from_db()
@@ -185,34 +185,19 @@ def test_the_sweeper_requeues_a_match_whose_worker_died(
 
 
 def test_the_sweeper_leaves_a_match_within_its_deadline(
-    make_user: Any, committed: Any, starter_source: str
+    ranked_match: Callable[..., Match], committed: Any
 ) -> None:
-    match = _running(
-        committed,
-        starter_source,
-        make_user(),
-        status="running",
-        attempts=1,
-        started=timezone.now(),
-        task_id="alive",
-    )
+    match = ranked_match(status="running", attempts=1, started=timezone.now(), task_id="alive")
     assert committed(matches_sweep)["requeued"] == 0
     match.refresh_from_db()
     assert match.status == "running"
 
 
 def test_the_sweeper_errors_an_overdue_match_without_attempts_left_unrated(
-    make_user: Any, committed: Any, starter_source: str, settings: Any
+    ranked_match: Callable[..., Match], committed: Any, settings: Any
 ) -> None:
     cap = settings.ARENA_MATCH_MAX_ATTEMPTS
-    match = _running(
-        committed,
-        starter_source,
-        make_user(),
-        status="running",
-        attempts=cap,
-        started=timezone.now() - timedelta(days=1),
-    )
+    match = ranked_match(status="running", attempts=cap, started=timezone.now() - timedelta(days=1))
     assert committed(matches_sweep)["errored"] == 1
     match.refresh_from_db()
     assert match.status == "error" and not match.rated and "unrated" in match.summary
@@ -220,46 +205,28 @@ def test_the_sweeper_errors_an_overdue_match_without_attempts_left_unrated(
 
 
 def test_the_sweeper_resends_a_queued_match_whose_message_was_lost(
-    make_user: Any, committed: Any, starter_source: str
+    ranked_match: Callable[..., Match], committed: Any
 ) -> None:
-    match = _running(
-        committed, starter_source, make_user(), enqueued=timezone.now() - timedelta(days=1)
-    )
+    match = ranked_match(enqueued=timezone.now() - timedelta(days=1))
     assert committed(matches_sweep)["resent"] == 1
     match.refresh_from_db()
     assert match.status == "finished" and match.attempts == 1
 
 
 def test_a_redelivery_after_the_last_attempt_died_ends_the_match_unrated(
-    make_user: Any, committed: Any, starter_source: str, settings: Any
+    ranked_match: Callable[..., Match], settings: Any
 ) -> None:
     cap = settings.ARENA_MATCH_MAX_ATTEMPTS
-    match = _running(
-        committed,
-        starter_source,
-        make_user(),
-        status="running",
-        attempts=cap,
-        started=timezone.now(),
-        task_id="the-task",
-    )
+    match = ranked_match(status="running", attempts=cap, started=timezone.now(), task_id="the-task")
     match_run_task.apply(args=[match.pk], task_id="the-task")  # the broker redelivers it
     match.refresh_from_db()
     assert match.status == "error" and match.attempts == cap and not match.rated
 
 
 def test_a_duplicate_message_leaves_a_live_attempt_alone(
-    make_user: Any, committed: Any, starter_source: str
+    ranked_match: Callable[..., Match],
 ) -> None:
-    match = _running(
-        committed,
-        starter_source,
-        make_user(),
-        status="running",
-        attempts=1,
-        started=timezone.now(),
-        task_id="first",
-    )
+    match = ranked_match(status="running", attempts=1, started=timezone.now(), task_id="first")
     match_run_task.apply(args=[match.pk], task_id="second")
     match.refresh_from_db()
     assert match.status == "running" and match.attempts == 1

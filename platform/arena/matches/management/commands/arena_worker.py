@@ -63,6 +63,15 @@ def pool_node_name(roles: list[str] | tuple[str, ...]) -> str:
     return f"{settings.ARENA_INSTANCE_ID}-{'-'.join(roles)}@%h"
 
 
+#: ``python -m celery`` on the platform's app, as this interpreter runs it.
+CELERY = (sys.executable, "-m", "celery", "-A", "arena.celery_app")
+
+
+def celery_argv(command: str, *args: str) -> list[str]:
+    """``celery COMMAND ARGS`` on the platform's app, logging at ``$ARENA_LOG_LEVEL``."""
+    return [*CELERY, command, *args, "--loglevel", os.environ.get("ARENA_LOG_LEVEL", "INFO")]
+
+
 def worker_argv(
     *,
     concurrency: int | None = None,
@@ -74,20 +83,8 @@ def worker_argv(
     queue), prefetch 1. Without ``concurrency`` the settings' ``CELERY_WORKER_CONCURRENCY``
     (else Celery's default, one per core) applies. Beat is never embedded (``-B``): it runs as
     a process of its own (``beat_argv``), so a worker restart neither loses nor doubles it."""
-    argv = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "arena.celery_app",
-        "worker",
-        "-Q",
-        ",".join(role_queues(roles) if roles else worker_queues()),
-        "--prefetch-multiplier",
-        "1",
-        "--loglevel",
-        os.environ.get("ARENA_LOG_LEVEL", "INFO"),
-    ]
+    queues = role_queues(roles) if roles else worker_queues()
+    argv = celery_argv("worker", "-Q", ",".join(queues), "--prefetch-multiplier", "1")
     if concurrency:
         argv += ["--concurrency", str(concurrency)]
     if node_name or roles:
@@ -97,18 +94,7 @@ def worker_argv(
 
 def beat_argv(*, schedule: str) -> list[str]:
     """The ``celery beat`` command line (one in the whole cluster), its schedule in ``schedule``."""
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "arena.celery_app",
-        "beat",
-        "-s",
-        schedule,
-        "--loglevel",
-        os.environ.get("ARENA_LOG_LEVEL", "INFO"),
-    ]
+    return celery_argv("beat", "-s", schedule)
 
 
 class Command(BaseCommand):
