@@ -90,9 +90,7 @@ def test_readyz_turns_ready_with_the_worker_and_metrics_count_a_real_match(stack
     assert {"matches", "training", "validation", "maintenance"} <= roles
 
     _, before = get(stack.url + "/metrics")
-    # A fresh instance counts nothing yet: no other instance's (or this test process's) metric
-    # files are added up into its /metrics.
-    assert sample(before, "arena_call_charged_seconds_count") == 0, before
+    # The house bots may already be playing each other: what follows counts what grew since.
 
     def grew(text: str, name: str, **labels: str) -> bool:
         return sample(text, name, **labels) > sample(before, name, **labels)
