@@ -38,6 +38,7 @@ import threading
 import time
 import uuid
 import weakref
+from queue import Empty
 from typing import Any
 
 from billiard.pool import Pool as BlockingPool
@@ -46,6 +47,9 @@ from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
+
+#: Messages one poll of the event loop delivers at most (then the loop serves the rest).
+MAX_DELIVERIES_PER_POLL = 100
 
 _LOCKS: weakref.WeakSet[DeathReleasedLock] = weakref.WeakSet()
 
@@ -157,6 +161,22 @@ class Transport(filesystem.Transport):  # type: ignore[misc]
     messages that appear whole (:class:`Channel`)."""
 
     Channel = Channel
+    #: Celery runs a worker on an event loop (and with it its per-child pipe pool) only for a
+    #: transport that says it can; :meth:`register_with_event_loop` is how this one can.
+    implements = filesystem.Transport.implements.extend(asynchronous=True)
+
+    def register_with_event_loop(self, connection: Any, loop: Any) -> None:
+        """Poll the queue folders from the worker's event loop every polling interval."""
+        loop.call_repeatedly(self.polling_interval or 1.0, self._deliver_ready)
+
+    def _deliver_ready(self) -> None:
+        """Deliver the messages waiting now, as many as the consumers may take (their prefetch),
+        without waiting for more."""
+        for _ in range(MAX_DELIVERIES_PER_POLL):
+            try:
+                self.cycle.get(self._deliver, timeout=0)
+            except Empty:
+                return
 
     def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
         """Wait for one message; when a consumer may take no more, for one polling interval
