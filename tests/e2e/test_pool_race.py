@@ -188,8 +188,9 @@ def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: st
             worker.wait(timeout=30)
             log.close()
             text = log_path.read_text(encoding="utf-8", errors="replace")
+            lost = text.count("raised error: WorkerLostError")
             print(
                 f"pool race on {broker}: {kills} kills, {taken_by_victim} after the killed "
-                f"process had started the job (handed back: "
-                f"{text.count('raised error: WorkerLostError')} worker-lost errors); log: {log_path}"
+                f"process had started the job; {lost} taken jobs failed as lost and handed "
+                f"back; log: {log_path}"
             )
