@@ -2,33 +2,36 @@
 
 A real worker (``manage.py arena_worker``, two pool processes, prefetch 1, ``acks_late`` and
 ``reject_on_worker_lost`` as the settings have them) on Redis, then on the embedded filesystem
-broker. Again and again the test sends a job and, the moment a pool process wakes up for it
-(its system call, read from ``/proc``, changes), kills that process with SIGKILL: before it has
-read the job, halfway through reading it, or after it took it and before it told the pool so.
-Each killed job must still end (run by another process, or handed back to the broker and run
-again) and, after all the kills, two long jobs must run side by side: both prefetch slots free,
-and the worker never restarted.
+broker. Again and again the test sends a job and kills the pool process it reaches (SIGKILL) at
+a chosen point: strace, attached to both idle processes, kills the one that enters the chosen
+system call (``KILL_AT``): halfway through reading the job (its length read, not its bytes),
+after reading it and before telling the pool it took it, or just after. Then it stops both
+processes (SIGSTOP), sends a job, lets the pool write it to one of them, and kills both: a job
+handed to a process that never reads it. Each killed job must still end, once (run by another
+process, or handed back to the broker and run again), and after all the kills two long jobs
+must run side by side: both prefetch slots free, and the worker never restarted.
 
 Before the filesystem broker ran Celery's event-loop pool (arena/celery_filesystem.py), its
-children shared one job pipe: a child killed between the two reads of a job's bytes left the
-rest of the message in the pipe, the next reader took it for a length and waited forever, and a
-child killed after the read took the job with it; either way the job never ended and its slot
-stayed taken until the worker restarted (docs/operations.md, "A killed pool process").
+children shared one job pipe: a child killed between the two reads of a job left the rest of
+the message in the pipe, the next reader took it for a length and waited forever, and a child
+killed after the reads took the job with it; either way the job never ended and its slot stayed
+taken until the worker restarted (docs/operations.md, "A killed pool process").
 
-Bounded: ``KILLS`` kills per broker, a job of ``JOB_S`` each, then ``PARALLEL_S`` of parallel
-work. The figures are printed (``-s`` shows them).
+Bounded: ``ROUNDS`` rounds of four kills per broker, a job of ``JOB_S`` each, then
+``PARALLEL_S`` of parallel work. The figures are printed (``-s`` shows them).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,7 +43,14 @@ from tests.conftest import require_part, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-KILLS = 6
+#: Where the pool process a job reaches is killed: the system call it enters, and which one of
+#: them since strace attached (the idle process's wait in ``read`` counts as the first read).
+KILL_AT = {
+    "halfway through reading the job": ("read", 2),  # the length is read, the bytes are not
+    "after reading the job, before telling the pool it took it": ("write", 1),
+    "after telling the pool it took the job": ("write", 2),
+}
+ROUNDS = 2
 JOB_S = 0.2
 PARALLEL_S = 3.0
 #: Generous bounds on what must happen; they time nothing.
@@ -111,6 +121,66 @@ def _idle_children(worker: subprocess.Popen[bytes], log: Path) -> dict[int, str]
     return wait_for(idle, timeout_s=WAIT_S, what="two idle pool processes", every_s=0.1)
 
 
+def _kill_where(
+    worker: subprocess.Popen[bytes],
+    log: Path,
+    var: Path,
+    call: str,
+    nth: int,
+    send: Callable[[], object],
+) -> int:
+    """Attach strace to both idle pool processes, to kill the one that enters its ``nth``
+    ``call``; ``send`` a job; return the process killed (the other is let go)."""
+    tracers: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
+    outputs = []
+    try:
+        for child in _idle_children(worker, log):
+            said = var / f"strace-{child}.txt"
+            outputs.append(said.open("wb"))
+            tracer = subprocess.Popen(
+                [
+                    "strace",
+                    "-p",
+                    str(child),
+                    "-o",
+                    "/dev/null",
+                    "-e",
+                    f"trace={call}",
+                    "-e",
+                    f"inject={call}:signal=KILL:when={nth}",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=outputs[-1],
+            )
+            tracers[child] = (tracer, said)
+        for child, (tracer, said) in tracers.items():
+            wait_for(
+                lambda: b"attached" in said.read_bytes() or tracer.poll() is not None,  # noqa: B023
+                timeout_s=WAIT_S,
+                what=f"strace to attach to pool process {child}",
+            )
+            assert tracer.poll() is None, said.read_text()
+        send()
+        return wait_for(
+            lambda: next((c for c, (t, _) in tracers.items() if t.poll() is not None), None),
+            timeout_s=WAIT_S,
+            what=f"a pool process to take the job and be killed at its {call} number {nth}",
+        )
+    finally:
+        for tracer, _ in tracers.values():
+            if tracer.poll() is None:
+                tracer.terminate()  # strace lets its process go on
+            tracer.wait(timeout=30)
+        for output in outputs:
+            output.close()
+
+
+def _wait_for_end(folder: Path, token: str, what: str) -> None:
+    """Wait until the job ``token`` ended somewhere, and check it ended once."""
+    wait_for(lambda: _ran(folder, token, "done"), timeout_s=WAIT_S, what=f"{what} to end")
+    assert len(_ran(folder, token, "done")) == 1, f"{what} ran to its end twice"
+
+
 def _ran(folder: Path, token: str, stage: str) -> list[int]:
     """The processes that started (``start``) or ended (``done``) the job ``token``."""
     return [int(p.name.split(".")[1]) for p in folder.glob(f"{token}.*.{stage}")]
@@ -118,6 +188,7 @@ def _ran(folder: Path, token: str, stage: str) -> list[int]:
 
 @pytest.mark.parametrize("broker", [pytest.param("redis", marks=pytest.mark.redis), "filesystem"])
 def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: str) -> None:
+    require_part(shutil.which("strace") is not None, "strace (apt-get install strace)")
     var = Path(tempfile.mkdtemp(prefix=f"arena-pool-race-{broker}-"))
     with _platform(broker, var) as env:
         manage(env, "migrate", "-v0", timeout_s=300)
@@ -145,31 +216,43 @@ def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: st
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        kills = taken_by_victim = 0
+        kills = 0
         try:
             wait_for(
                 lambda: b" ready." in log_path.read_bytes() or worker.poll() is not None,
                 timeout_s=WAIT_S,
                 what="the worker to say it is ready",
             )
-            for n in range(KILLS):
-                before = _idle_children(worker, log_path)
-                token = f"kill{n}"
-                sender.send_task(TASK, args=[token, JOB_S], queue=queue)
-                victim = None
-                deadline = time.monotonic() + WAIT_S
-                while victim is None and time.monotonic() < deadline:
-                    victim = next((k for k, s in before.items() if _syscall(k) != s), None)
-                assert victim is not None, f"no pool process woke up for job {n}"
-                os.kill(victim, signal.SIGKILL)
-                kills += 1
+            for n in range(ROUNDS):
+                for where, (call, nth) in KILL_AT.items():
+                    token = f"kill{n}-{call}{nth}"
+                    _kill_where(
+                        worker,
+                        log_path,
+                        var,
+                        call,
+                        nth,
+                        lambda t=token: (sender.send_task(TASK, args=[t, JOB_S], queue=queue)),
+                    )
+                    kills += 1
+                    _wait_for_end(folder, token, f"the job whose process was killed {where}")
+                # Both processes stopped, the job is written to one of them (or waits in the
+                # shared pipe), and both are killed before either can read it.
+                children = list(_idle_children(worker, log_path))
+                for child in children:
+                    os.kill(child, signal.SIGSTOP)
+                token = f"stopped{n}"
+                job = sender.send_task(TASK, args=[token, JOB_S], queue=queue).id
                 wait_for(
-                    lambda: _ran(folder, token, "done"),  # noqa: B023 - waited for at once
+                    lambda: f"[{job}] received".encode() in log_path.read_bytes(),  # noqa: B023
                     timeout_s=WAIT_S,
-                    what=f"job {n}, handed to the killed process {victim}, to end elsewhere",
+                    what=f"the worker to receive job {job} and hand it to its pool",
                 )
-                assert len(_ran(folder, token, "done")) == 1, f"job {n} ran to its end twice"
-                taken_by_victim += victim in _ran(folder, token, "start")
+                time.sleep(0.5)  # the pool writes the job to a process's pipe
+                for child in children:
+                    os.kill(child, signal.SIGKILL)
+                kills += len(children)
+                _wait_for_end(folder, token, f"job {job}, written to a stopped process")
             # Both slots free: two long jobs run side by side.
             _idle_children(worker, log_path)
             for token in ("side1", "side2"):
@@ -190,7 +273,6 @@ def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: st
             text = log_path.read_text(encoding="utf-8", errors="replace")
             lost = text.count("raised error: WorkerLostError")
             print(
-                f"pool race on {broker}: {kills} kills, {taken_by_victim} after the killed "
-                f"process had started the job; {lost} taken jobs failed as lost and handed "
-                f"back; log: {log_path}"
+                f"pool race on {broker}: {kills} pool processes killed; {lost} jobs they had "
+                f"taken failed as lost and went back to the broker; log: {log_path}"
             )
