@@ -1,25 +1,31 @@
 """What a Celery worker needs to run well on kombu's filesystem broker (``make run``'s default).
 
-Two things in Celery's stack are built for brokers with an event loop (Redis, AMQP); on the
-filesystem transport, which has none, they fail quietly:
+Celery builds some of its stack for brokers with an event loop (Redis, AMQP) only; kombu's
+filesystem transport says it has none, and there those parts fail quietly:
 
 - **The pool.** Without an event loop Celery runs billiard's *blocking* pool: every child takes
-  its next job from one shared pipe, guarded by a process-shared semaphore, and an idle child
-  waits for a job *inside* that lock (blocked in ``read``). A child killed while idle (the OOM
-  killer, an operator's ``kill -9``) never releases it: every other child and every replacement
-  then waits on the semaphore forever, the worker keeps taking messages from the broker and runs
-  none of them, and the sweeper and the reaper, being tasks, stop too until the whole worker is
-  restarted. (On Redis Celery's event-loop pool gives each child its own pipes.) :class:`Pool`
-  is the same pool with the pipes' locks replaced by POSIX record locks (``fcntl.lockf``),
-  which the kernel releases when their holder dies, whatever killed it. Celery takes it from
-  ``CELERY_WORKER_POOL``; on an event-loop broker it still uses its own pool.
-- **Acknowledgements.** Without an event loop the worker acknowledges a finished task
+  its next job from one shared pipe, in two reads (the length, then the bytes). A child killed
+  between the two (SIGKILL from the OOM killer or an operator, timed right after a job is sent)
+  leaves the rest of the message in the pipe: the next child takes those bytes for a length and
+  waits forever, and every job after it goes into that wait. A child killed after the reads and
+  before it told the pool it took the job takes the job with it, and the pool waits for it
+  forever. Either way the job never ends and its prefetch slot stays taken until the worker
+  restarts (tests/e2e/test_pool_race.py). So :class:`Transport` says it has an event loop and
+  delivers from it (:meth:`Transport.register_with_event_loop`): Celery then runs the pool it
+  runs on Redis, which gives each child pipes of its own and knows which child a job was
+  written to. A job written to a child that dies before taking it goes to another child; a job
+  it took is failed as lost, and ``task_reject_on_worker_lost`` hands it back to the broker.
+  :class:`Pool`, the blocking pool with the shared pipes' locks replaced by POSIX record locks
+  (``fcntl.lockf``, released by the kernel when their holder dies), remains for a worker that
+  Celery still runs without an event loop (under eventlet or gevent): an idle child killed
+  while it waits in the pipe's lock no longer stalls every other child there. Celery takes
+  :class:`TaskPool` from ``CELERY_WORKER_POOL``.
+- **Acknowledgements** (without an event loop). The blocking loop acknowledges a finished task
   (``acks_late``) only between two calls of ``drain_events(timeout=2.0)``; with every pool
-  process busy the transport keeps polling for the whole two seconds, so each process runs at
-  most one task every two seconds, slower than beat sends its periodic tasks (matchmaking
-  passes then expire in the queue, matches wait behind them). :class:`Transport` returns after
-  one polling interval when its consumer may not take more, so the worker acknowledges at once
-  and takes the next message.
+  process busy the transport would keep polling for the whole two seconds, so each process ran
+  at most one task every two seconds, slower than beat sends its periodic tasks.
+  :class:`Transport` returns after one polling interval when its consumer may not take more.
+  On the event loop the worker acknowledges as soon as a task ends.
   Celery takes it from ``CELERY_BROKER_TRANSPORT``.
 - **Messages appear whole.** kombu's filesystem channel creates a message's file under its final
   name and then writes it, so a consumer polling in between takes an empty file, fails to decode
@@ -38,6 +44,7 @@ import threading
 import time
 import uuid
 import weakref
+from queue import Empty
 from typing import Any
 
 from billiard.pool import Pool as BlockingPool
@@ -46,6 +53,9 @@ from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
+
+#: Messages one poll of the event loop delivers at most (then the loop serves the rest).
+MAX_DELIVERIES_PER_POLL = 100
 
 _LOCKS: weakref.WeakSet[DeathReleasedLock] = weakref.WeakSet()
 
@@ -126,8 +136,9 @@ class Pool(BlockingPool):  # type: ignore[misc]
 
 
 class TaskPool(PreforkTaskPool):  # type: ignore[misc]
-    """Celery's prefork pool with :class:`Pool` as its blocking pool (brokers without an event
-    loop); on an event-loop broker (Redis) Celery's own pool runs unchanged."""
+    """Celery's prefork pool with :class:`Pool` as its blocking pool (a worker without an event
+    loop); on the event loop (Redis, and the filesystem broker through :class:`Transport`)
+    Celery's own per-child pipe pool runs unchanged."""
 
     BlockingPool = Pool
 
@@ -152,11 +163,27 @@ class Channel(filesystem.Channel):  # type: ignore[misc]
 
 
 class Transport(filesystem.Transport):  # type: ignore[misc]
-    """kombu's filesystem transport, returning to the worker's loop as soon as its consumer is
-    full, so that the acknowledgements waiting there are sent without a two-second wait, with
+    """kombu's filesystem transport, polled from the worker's event loop (so that Celery runs
+    its per-child pipe pool), returning to a blocking loop as soon as its consumer is full, with
     messages that appear whole (:class:`Channel`)."""
 
     Channel = Channel
+    #: Celery runs a worker on an event loop (and with it its per-child pipe pool) only for a
+    #: transport that says it can; :meth:`register_with_event_loop` is how this one can.
+    implements = filesystem.Transport.implements.extend(asynchronous=True)
+
+    def register_with_event_loop(self, connection: Any, loop: Any) -> None:
+        """Poll the queue folders from the worker's event loop every polling interval."""
+        loop.call_repeatedly(self.polling_interval or 1.0, self._deliver_ready)
+
+    def _deliver_ready(self) -> None:
+        """Deliver the messages waiting now, as many as the consumers may take (their prefetch),
+        without waiting for more."""
+        for _ in range(MAX_DELIVERIES_PER_POLL):
+            try:
+                self.cycle.get(self._deliver, timeout=0)
+            except Empty:
+                return
 
     def drain_events(self, connection: Any, timeout: float | None = None) -> Any:
         """Wait for one message; when a consumer may take no more, for one polling interval

@@ -260,13 +260,15 @@ else:
         # little); it bounds how soon a message is taken (kombu's default: 1 s).
         "polling_interval": float(os.environ.get("ARENA_BROKER_POLL_INTERVAL_S", "0.1")),
     }
-    # Acknowledges a finished task at once when every pool process is busy (celery_filesystem).
+    # Polled from the worker's event loop, so that Celery runs its per-child pipe pool, where a
+    # pool process killed as a job is handed to it leaves no slot taken (celery_filesystem).
     CELERY_BROKER_TRANSPORT = "arena.celery_filesystem:Transport"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-#: Celery's prefork pool, but one that a killed child cannot stall (see arena/celery_filesystem.py).
+#: Celery's prefork pool; without an event loop, one that a killed idle child cannot stall
+#: (see arena/celery_filesystem.py).
 CELERY_WORKER_POOL = "arena.celery_filesystem:TaskPool"
 
 

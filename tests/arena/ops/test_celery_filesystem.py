@@ -1,10 +1,11 @@
-"""A worker on the filesystem broker (arena/celery_filesystem.py): its pool survives a child
-killed while it waits for work, and a full worker acknowledges without waiting.
+"""A worker on the filesystem broker (arena/celery_filesystem.py): it runs on Celery's event
+loop, whose pool gives each child pipes of its own (a child killed as a job is handed to it:
+tests/e2e/test_pool_race.py); without an event loop its blocking pool survives a child killed
+while it waits for work, and a full worker acknowledges without waiting.
 
-billiard's blocking pool (what Celery runs on the filesystem broker of ``make run``) lets an idle
-child wait for its next job while holding the shared pipe's lock; killed there, it left every
-other child and every replacement waiting forever. These tests kill the children of a real pool
-and ask it for work again.
+billiard's blocking pool lets an idle child wait for its next job while holding the shared
+pipe's lock; killed there, it left every other child and every replacement waiting forever.
+These tests kill the children of a real pool and ask it for work again.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from arena.celery_app import app
 from arena.celery_filesystem import DeathReleasedLock, Pool, TaskPool
 from celery.concurrency import get_implementation
 from kombu import Connection, Exchange, Queue
+from kombu.asynchronous import Hub
 from kombu.message import Message
 from kombu.transport.virtual import base as virtual_base
 
@@ -198,3 +200,47 @@ def test_a_message_is_never_seen_half_written(
             conn.drain_events(timeout=5)
     assert seen_while_writing == [[]], "a consumer could take a message before it was written"
     assert taken == [{"n": 1}]
+
+
+def test_the_event_loop_delivers_what_the_consumer_may_take(tmp_path: Path) -> None:
+    """Celery runs a worker on its event loop, and so its per-child pipe pool, only on a
+    transport that can be polled from it; there, each poll delivers what the consumer's
+    prefetch allows, and the next message once the first is acknowledged."""
+    options = {
+        "data_folder_in": str(tmp_path / "queue"),
+        "data_folder_out": str(tmp_path / "queue"),
+        "control_folder": str(tmp_path / "control"),
+        "polling_interval": 0.01,
+    }
+    (tmp_path / "queue").mkdir()
+    hub = Hub()
+    with Connection(
+        "filesystem://", transport="arena.celery_filesystem:Transport", transport_options=options
+    ) as conn:
+        assert conn.transport.implements.asynchronous
+        name = f"loop-{uuid.uuid4().hex[:8]}"
+        queue = Queue(name, Exchange(name), name)
+        taken: list[Message] = []
+        with conn.Consumer(queue, callbacks=[lambda _, m: taken.append(m)], prefetch_count=1):
+            with conn.Producer() as producer:
+                for n in range(3):
+                    producer.publish({"n": n}, exchange=queue.exchange, routing_key=name)
+            conn.transport.register_with_event_loop(conn.connection, hub)
+            loop = hub.create_loop()
+
+            def turn_until(count: int) -> bool:
+                for _ in range(int(WAIT_S / 0.01)):
+                    if len(taken) >= count:
+                        return True
+                    next(loop)
+                return False
+
+            assert turn_until(1), "the event loop delivered nothing"
+            for _ in range(20):  # more polls: the consumer is full
+                next(loop)
+            assert len(taken) == 1
+            taken[0].ack()
+            assert turn_until(2), "the event loop delivered nothing after the acknowledgement"
+            # Two messages published within one millisecond come in either order.
+            assert len(taken) == 2 and taken[0].payload != taken[1].payload
+    hub.close()
