@@ -95,6 +95,38 @@ class Agent:
         return {{"type": "play_card", "card": max(state["hand"])}}
 '''
 
+#: In round 1, takes one more of a limited resource (``one_more``) until the sandbox refuses with
+#: ``ERROR``, reports how far it got, and plays on; what it took stays taken.
+EXHAUSTER = '''"""{doc}"""
+EXPECT = {expect!r}
+import os
+import threading
+import time
+
+WHAT = {what!r}
+ATTEMPTS = {attempts!r}
+kept = []  # what the attack holds on to
+
+
+def one_more(n):
+{one_more}
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        if state["round"] == 1:
+            made = 0
+            try:
+                for n in range(ATTEMPTS):
+                    one_more(n)
+                    made += 1
+            except {error} as exc:
+                print("BLOCKED", WHAT, "after", made, type(exc).__name__, exc)
+        return {{"type": "play_card", "card": max(state["hand"])}}
+'''
+
 #: What a protocol violation forfeits with.
 _BROKE_PROTOCOL = {"reason": "crash", "detail": "broke the protocol", "process": {}}
 #: A raw reply line whose result is ``{result}``, as bytes source text with %d for the id.
@@ -205,43 +237,101 @@ VARIANTS: dict[str, Variant] = {
             swallow=False,
         ),
     ),
-    "os_exit_at_import": Variant(
-        EXITER,
-        "Calls os._exit(9) at import.\n\n"
-        "Expected: an init error: the process ended while loading, exit code 9.\n",
-        {"reason": "init_error", "detail": "code 9", "process": {}},
-        {"where": "import", "call": "os._exit(9)"},
-    ),
-    "sys_exit_at_import": Variant(
-        EXITER,
-        "Calls sys.exit(1) at import.\n\nExpected: an init error that names sys.exit.\n",
-        {"reason": "init_error", "detail": "sys.exit(1)", "process": {}},
-        {"where": "import", "call": "sys.exit(1)"},
-    ),
-    "os_exit_in_init": Variant(
-        EXITER,
-        "Calls os._exit(0) in __init__.\n\n"
-        "Expected: an init error: the process ended while loading, exit code 0.\n",
-        {"reason": "init_error", "detail": "code 0", "process": {}},
-        {"where": "init", "call": "os._exit(0)"},
-    ),
-    "sys_exit_in_init": Variant(
-        EXITER,
-        "Calls sys.exit(3) in __init__.\n\nExpected: an init error that names sys.exit.\n",
-        {"reason": "init_error", "detail": "sys.exit(3)", "process": {}},
-        {"where": "init", "call": "sys.exit(3)"},
-    ),
-    "os_exit_in_turn": Variant(
-        EXITER,
-        "Calls os._exit(4) in on_turn.\n\nExpected: a crash forfeit: the process ended with "
-        "code 4.\n",
-        {"reason": "crash", "detail": "code 4", "process": {}},
-        {"where": "turn", "call": "os._exit(4)"},
-    ),
-    "sys_exit_in_turn": Variant(
-        EXITER,
-        "Calls sys.exit() in on_turn.\n\nExpected: a crash forfeit that names sys.exit.\n",
-        {"reason": "crash", "detail": "sys.exit", "process": {}},
-        {"where": "turn", "call": "sys.exit(0)"},
-    ),
 }
+
+#: Where an exit ends the agent, as the docstring says it, and the forfeit it earns there.
+_EXIT_PLACES = {
+    "import": ("at import", "init_error", "an init error"),
+    "init": ("in __init__", "init_error", "an init error"),
+    "turn": ("in on_turn", "crash", "a crash forfeit"),
+}
+
+
+def _exiter(where: str, call: str, detail: str) -> Variant:
+    """An agent that ends its process with ``call`` ``where``; the forfeit's detail has
+    ``detail``."""
+    place, reason, forfeit = _EXIT_PLACES[where]
+    return Variant(
+        EXITER,
+        f"Calls {call} {place}.\n\nExpected: {forfeit} whose detail says {detail!r}.\n",
+        {"reason": reason, "detail": detail, "process": {}},
+        {"where": where, "call": call},
+    )
+
+
+VARIANTS.update(
+    os_exit_at_import=_exiter("import", "os._exit(9)", "code 9"),
+    sys_exit_at_import=_exiter("import", "sys.exit(1)", "sys.exit(1)"),
+    os_exit_in_init=_exiter("init", "os._exit(0)", "code 0"),
+    sys_exit_in_init=_exiter("init", "sys.exit(3)", "sys.exit(3)"),
+    os_exit_in_turn=_exiter("turn", "os._exit(4)", "code 4"),
+    sys_exit_in_turn=_exiter("turn", "sys.exit(0)", "sys.exit"),
+)
+
+
+def _exhauster(
+    doc: str, expect: dict[str, Any], what: str, attempts: int, one_more: str, error: str
+) -> Variant:
+    """An exhaustion attack: ``one_more`` is the body of ``one_more(n)``, indented by 4."""
+    values = {"what": what, "attempts": attempts, "one_more": one_more, "error": error}
+    return Variant(EXHAUSTER, doc, expect, values)
+
+
+VARIANTS.update(
+    fork_bomb=_exhauster(
+        "Fork bomb: every child forks again, forever.\n\nExpected (docker): the pids limit (64, "
+        "a cgroup limit) stops the bomb; fork fails in the agent,\nwhich notices and plays on; "
+        "the match ends normally and removing the container ends the bomb.\n",
+        {"reason": "normal", "stdout_has": ["BLOCKED fork"]},
+        "fork",
+        10000,
+        "    if os.fork() == 0:\n"
+        "        while True:  # the child: fork more, never return into the harness\n"
+        "            try:\n"
+        "                os.fork()\n"
+        "            except OSError:\n"
+        "                time.sleep(0.05)",
+        "OSError",
+    ),
+    zombie_factory=_exhauster(
+        "Forks children that exit at once and never reaps them, until fork fails.\n\nExpected "
+        "(docker): zombies count against the pids limit, fork fails, the agent plays on; the\n"
+        "container (and its zombies) is removed after the match.\n",
+        {"reason": "normal", "stdout_has": ["BLOCKED zombies"]},
+        "zombies",
+        1000,
+        "    if os.fork() == 0:\n        os._exit(0)",
+        "OSError",
+    ),
+    thread_bomb=_exhauster(
+        "Thread bomb: starts sleeping threads until it cannot.\n\nExpected (docker): threads "
+        "count against the pids limit; starting one fails with RuntimeError,\nthe agent plays "
+        "on, the match ends normally.\n",
+        {"reason": "normal", "stdout_has": ["BLOCKED thread"]},
+        "thread",
+        100000,
+        "    threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()",
+        "RuntimeError",
+    ),
+    fill_tmp=_exhauster(
+        "Fills /tmp with 4 MB files until the disk is full.\n\nExpected (docker): the tmpfs "
+        "holds 16 MB; the write fails with ENOSPC; the agent plays on.\n",
+        {"reason": "normal", "stdout_has": ["BLOCKED full after"]},
+        "full",
+        100,
+        '    with open(f"/tmp/fill-{n}", "wb") as f:\n'
+        "        for _ in range(4):\n"
+        '            f.write(b"x" * (1024 * 1024))',
+        "OSError",
+    ),
+    open_descriptors=_exhauster(
+        "Opens descriptors in a loop and keeps them.\n\nExpected: the nofile limit (256) stops "
+        "it with EMFILE; the harness needs no new descriptor to\nanswer, so the match ends "
+        "normally. Same in the process backend.\n",
+        {"reason": "normal", "stdout_has": ["BLOCKED open"], "process": {}},
+        "open",
+        100000,
+        '    kept.append(os.open("/dev/null", os.O_RDONLY))',
+        "OSError",
+    ),
+)
