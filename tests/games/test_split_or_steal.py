@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 
 from arena_cli.games_cmd import simulate
-from games.core import ActionParseError, ArenaConfig, IllegalActionError, create_game, get_game_spec
+from games.core import ActionParseError, IllegalActionError
 from games.core.conformance import check_game
+from games.split_or_steal.game import SplitOrStealGame
+from tests.games.helpers import new_game, round_state, strict_parser
 
 
 def test_conformance() -> None:
     check_game("split-or-steal", seeds=range(20))
 
 
-def _game():
-    return create_game(ArenaConfig.for_seats("split-or-steal", ["a", "b"], 0))
+def _game() -> SplitOrStealGame:
+    return new_game(SplitOrStealGame)
 
 
 def _talk(game, n: int = 4) -> None:
@@ -68,8 +70,7 @@ def test_phase_rules_are_explained() -> None:
 
 
 def test_message_cap_and_choice_checked_by_the_parser() -> None:
-    spec = get_game_spec("split-or-steal")
-    parser = spec.action_parser_class(fallback_to_random=False)
+    parser = strict_parser("split-or-steal")
     game = _game()
     valid = game.get_available_actions()
     with pytest.raises(ActionParseError, match="281 characters; the limit is 280"):
@@ -82,13 +83,10 @@ def test_message_cap_and_choice_checked_by_the_parser() -> None:
 
 
 def test_round_state_is_seed_002_shaped() -> None:
-    spec = get_game_spec("split-or-steal")
     game = _game()
     p0, p1 = game.players
     _talk(game, 1)
-    state = spec.state_adapter_class().to_round_state(
-        game.get_public_state(), game.get_private_state(p1), p1, game.get_available_actions()
-    )
+    state = round_state(game, p1)
     assert state["phase"] == "negotiate"
     assert (state["round"], state["turn"], state["pot"]) == (1, 2, 100)
     assert state["messages"] == [{"sender": "opponent", "text": "hi"}]

@@ -34,6 +34,16 @@ def started(backend: str, source: str, game: str = "simple-card") -> AgentHandle
     return handle
 
 
+def assert_turn_crashes(backend: str, source: str, match: str, timeout_s: float = 2.0) -> None:
+    """One ``on_turn`` of the agent ``source`` is a crash whose text matches ``match``."""
+    handle = started(backend, source)
+    try:
+        with pytest.raises(AgentCrash, match=match):
+            handle.call("on_turn", STATE, timeout_s)
+    finally:
+        handle.close()
+
+
 def test_a_match_plays_to_the_end(backend: str) -> None:
     body = PLAY_HIGHEST + "\ndef on_match_start(self, info):\n    print('hello', info['seat'])\n"
     handle = create_handle(agent_source(body), name="mine", backend=backend, limits=TEST_LIMITS)
@@ -152,12 +162,7 @@ def test_a_call_past_the_budget_times_out_and_the_agent_is_stopped(backend: str)
     ],
 )
 def test_an_agent_that_ends_its_process_is_a_crash(backend: str, body: str, expected: str) -> None:
-    handle = started(backend, agent_source(body))
-    try:
-        with pytest.raises(AgentCrash, match=expected):
-            handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    assert_turn_crashes(backend, agent_source(body), expected)
 
 
 def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
@@ -208,12 +213,7 @@ def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str, bo
 
 def test_a_reply_over_the_limit_is_a_crash(backend: str) -> None:
     body = "def on_turn(self, state):\n    return 'x' * (2 * 1024 * 1024)\n"
-    handle = started(backend, agent_source(body))
-    try:
-        with pytest.raises(AgentCrash, match="byte limit"):
-            handle.call("on_turn", STATE, 5.0)
-    finally:
-        handle.close()
+    assert_turn_crashes(backend, agent_source(body), "byte limit", timeout_s=5.0)
 
 
 def test_close_is_safe_twice_and_before_start(backend: str) -> None:
@@ -302,12 +302,8 @@ def test_a_result_as_deep_as_the_limit_is_accepted() -> None:
 def test_a_result_the_controller_cannot_accept_is_a_protocol_violation(
     backend: str, reply: str, why: str
 ) -> None:
-    handle = started(backend, agent_source(f"def on_turn(self, state):\n    return {reply}\n"))
-    try:
-        with pytest.raises(AgentCrash, match=why):
-            handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    source = agent_source(f"def on_turn(self, state):\n    return {reply}\n")
+    assert_turn_crashes(backend, source, why)
 
 
 def test_error_texts_are_made_valid_not_refused(backend: str) -> None:
