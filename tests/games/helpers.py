@@ -77,3 +77,19 @@ def house_match(
         config=config,
         settings=UNTIMED_QUIET,
     )
+
+
+def say(game: Game, count: int, text: str = "hi") -> list[str]:
+    """``count`` messages, each by whoever is to speak; returns who spoke, in order."""
+    speakers = []
+    for _ in range(count):
+        speakers.append(game.get_current_player())
+        game.step({"action_type": "message", "text": text})
+    return speakers
+
+
+def play_both(game: Game, first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """A simultaneous phase: ``first`` then ``second``; returns the info of the second."""
+    game.step(first)
+    info, _ = game.step(second)
+    return info

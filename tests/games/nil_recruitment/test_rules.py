@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from games.core import ActionParseError, IllegalActionError
 from games.nil_recruitment.game import NilRecruitmentGame
-from tests.games.helpers import house_match, new_game, round_state, strict_parser
+from tests.games.helpers import house_match, new_game, play_both, round_state, say, strict_parser
 
 
 def _game(seed: int = 0, **config: object) -> NilRecruitmentGame:
@@ -16,16 +16,14 @@ def _game(seed: int = 0, **config: object) -> NilRecruitmentGame:
 
 
 def _pitch(game: NilRecruitmentGame) -> None:
-    for _ in range(4):
-        game.step({"action_type": "message", "text": "come play for us"})
+    say(game, 4, "come play for us")
 
 
 def _offers(game: NilRecruitmentGame, first: int, second: int) -> dict:
     """Offers in the round's speaking order (the first speaker offers first)."""
     _pitch(game)
-    game.step({"action_type": "offer", "amount": first})
-    info, _ = game.step({"action_type": "offer", "amount": second})
-    return info["round_result"]
+    offers = ({"action_type": "offer", "amount": amount} for amount in (first, second))
+    return play_both(game, *offers)["round_result"]
 
 
 def test_values_are_a_seeded_order_of_the_five_and_announced() -> None:
@@ -92,11 +90,7 @@ def test_the_pitch_alternates_and_long_messages_are_refused() -> None:
     p0, p1 = game.players
     with pytest.raises(IllegalActionError, match="limit is 500"):
         game.step({"action_type": "message", "text": "x" * 501})
-    order = []
-    for _ in range(4):
-        order.append(game.get_current_player())
-        game.step({"action_type": "message", "text": "hi"})
-    assert order == [p0, p1, p0, p1]
+    assert say(game, 4) == [p0, p1, p0, p1]
     with pytest.raises(IllegalActionError, match="offer phase"):
         game.step({"action_type": "message", "text": "one more"})
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from games.core import ActionParseError, IllegalActionError
 from games.nuclear_war.bots import Payoffs, equilibrium_stand_chances
 from games.nuclear_war.game import NuclearWarGame
-from tests.games.helpers import house_match, new_game, round_state, strict_parser
+from tests.games.helpers import house_match, new_game, play_both, round_state, say, strict_parser
 
 
 def _game(seed: int = 0, **config: int) -> NuclearWarGame:
@@ -17,15 +17,13 @@ def _game(seed: int = 0, **config: int) -> NuclearWarGame:
 
 
 def _talk(game: NuclearWarGame) -> None:
-    for _ in range(2):
-        game.step({"action_type": "message", "text": "hm"})
+    say(game, 2, "hm")
 
 
 def _commit(game: NuclearWarGame, first: str, second: str) -> dict:
     _talk(game)
-    game.step({"action_type": "commit", "choice": first})
-    info, _ = game.step({"action_type": "commit", "choice": second})
-    return info
+    commits = ({"action_type": "commit", "choice": choice} for choice in (first, second))
+    return play_both(game, *commits)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2])
@@ -77,11 +75,7 @@ def test_thresholds_are_drawn_from_one_to_five() -> None:
 def test_one_message_each_per_step_and_the_first_speaker_alternates_by_crisis() -> None:
     game = _game()
     p0, p1 = game.players
-    order = []
-    for _ in range(2):
-        order.append(game.get_current_player())
-        game.step({"action_type": "message", "text": "x"})
-    assert order == [p0, p1]
+    assert say(game, 2, "x") == [p0, p1]
     assert game.get_public_state()["phase"] == "commit"
     with pytest.raises(IllegalActionError, match="commit phase"):
         game.step({"action_type": "message", "text": "more"})
