@@ -7,7 +7,10 @@ the seed. The referee (``games.core.referee``) drives it; agents never touch it 
 Beyond the minimal state machine:
 
 * **Rounds.** ``get_round()`` is the 1-based round; when a round ends, ``step`` puts
-  ``round_result`` (a dict per player id, from that player's point of view) into its info.
+  ``round_result`` (a dict per player id, from that player's point of view) into its info. A game
+  played round after round builds on ``RoundByRoundGame`` (``RoundsGame`` when ``config.rounds``
+  counts them): it keeps the round, the scores and the finished rounds, and starts and closes
+  each round.
 * **Simultaneous choices** are taken one player after the other; phases listed in
   ``simultaneous_phases`` must not show the second player the first one's choice (the conformance
   check verifies it).
