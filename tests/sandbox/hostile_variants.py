@@ -1,8 +1,9 @@
 """Hostile agents that are variants of one attack, written out from one template per attack.
 
-Where several attacks in ``hostile/`` would be the same file but for a value or two (which reply
-is forged, in which round, where the process exits), the attack is a template here and each
-variant a row: its name, its docstring and its ``EXPECT``, as a file of its own would state them.
+Where several attacks in ``hostile/`` would be the same file but for a value or a line (which
+reply is forged and when, where the process exits, which resource is exhausted), the attack is a
+template here and each variant a row: its name, its docstring and its ``EXPECT``, as a file of
+its own would state them.
 ``test_hostile`` runs every variant exactly like a file of ``hostile/``: the source below is what
 the sandbox receives.
 """
