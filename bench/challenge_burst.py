@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from devtools.parts import platform_env, redis_available, redis_server  # noqa: E402
+from devtools.parts import sqlite_platform_env  # noqa: E402
 
 GAME = "simple-card"
 
@@ -141,11 +141,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # Every pass is driven from here, not by beat.
             "ARENA_MATCHMAKING_INTERVAL_S": "100000",
         }
-        broker = "filesystem"
-        if redis_available():
-            extra["REDIS_URL"] = stack.enter_context(redis_server())
-            broker = "redis"
-        env = platform_env(var, f"sqlite:///{var / 'bench.sqlite3'}", **extra)
+        env, broker = sqlite_platform_env(stack, var, **extra)
         os.environ.update(env)
         import django
 

@@ -35,9 +35,7 @@ from arena_cli.submit_cmd import api_request, get_token, upload  # noqa: E402
 from devtools.parts import (  # noqa: E402
     free_port,
     manage,
-    platform_env,
-    redis_available,
-    redis_server,
+    sqlite_platform_env,
     wait_for_port,
 )
 from games.core import available_game_ids, get_game_spec  # noqa: E402
@@ -62,11 +60,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             # Matchmaking would add its own matches to the queue being measured.
             "ARENA_MATCHMAKING_INTERVAL_S": "100000",
         }
-        broker = "filesystem"
-        if redis_available():
-            extra["REDIS_URL"] = stack.enter_context(redis_server())
-            broker = "redis"
-        env = platform_env(var, f"sqlite:///{var / 'bench.sqlite3'}", **extra)
+        env, broker = sqlite_platform_env(stack, var, **extra)
         manage(env, "arena_setup")
         backend = manage(
             env,

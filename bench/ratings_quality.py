@@ -40,6 +40,7 @@ from arena.ratings import ladder  # noqa: E402
 from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
 
 import games.core.ranking as elo_schedule  # noqa: E402
+from bench._stats import kendall_tau  # noqa: E402
 from games.core.ranking import ELO_START, EloSide, elo_expected, elo_update  # noqa: E402
 
 CHECKPOINTS = (10, 20, 30)
@@ -58,27 +59,6 @@ class Agent:
     load: float = 0.0
     last_played: datetime | None = None
     opponents: list[int] = field(default_factory=list)
-
-
-def kendall_tau(xs: list[float], ys: list[float]) -> float:
-    """Kendall's tau-b of two equally long sequences (O(n²), fine for a few hundred)."""
-    concordant = discordant = ties_x = ties_y = 0
-    n = len(xs)
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx, dy = xs[i] - xs[j], ys[i] - ys[j]
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                ties_x += 1
-            elif dy == 0:
-                ties_y += 1
-            elif (dx > 0) == (dy > 0):
-                concordant += 1
-            else:
-                discordant += 1
-    denominator = ((concordant + discordant + ties_x) * (concordant + discordant + ties_y)) ** 0.5
-    return (concordant - discordant) / denominator if denominator else 0.0
 
 
 def bradley_terry(

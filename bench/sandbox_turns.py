@@ -38,15 +38,14 @@ import json
 import multiprocessing
 import os
 import sys
-import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from devtools.load import container_churn
 from games.core import InProcessAgentHandle, MatchRecord, MatchSettings, play_match
 from games.core.agent import AgentHandle
 from sandbox import (
@@ -199,36 +198,6 @@ def play(
 
 def freeze_paths(record: MatchRecord) -> list[str]:
     return sorted({str(e["freeze"]) for e in record.log if e.get("freeze")})
-
-
-@contextmanager
-def churn(image: str) -> Iterator[dict[str, int]]:
-    """A thread creating, starting and removing containers in a loop."""
-    from sandbox.container_config import LABEL, OWNER_LABEL, owner
-    from sandbox.engine import docker_client
-    from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
-
-    stop = threading.Event()
-    counts = {"containers": 0}
-
-    def loop() -> None:
-        api = docker_client().api
-        labels = {LABEL: "1", INSTANCE_LABEL: PROCESS_INSTANCE, OWNER_LABEL: owner()}
-        while not stop.is_set():
-            cid = api.create_container(image, command=["true"], labels=labels)["Id"]
-            try:
-                api.start(cid)
-            finally:
-                api.remove_container(cid, force=True)
-            counts["containers"] += 1
-
-    thread = threading.Thread(target=loop, name="churn", daemon=True)
-    thread.start()
-    try:
-        yield counts
-    finally:
-        stop.set()
-        thread.join(60)
 
 
 def throughput_worker(args: tuple[float, int, str]) -> tuple[int, float, list[str], int, int]:
@@ -398,7 +367,7 @@ def main() -> int:
         process_s=process_poker_s,
         freeze=freeze_paths(record),
     )
-    with churn(SandboxLimits().image) as churned:
+    with container_churn(SandboxLimits().image) as churned:
         record, churn_s = timed(
             "poker, docker, churn", lambda: play("poker", POKER_STARTER, "docker")
         )

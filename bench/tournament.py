@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import random
@@ -27,31 +26,13 @@ from dataclasses import dataclass
 from arena.tournaments.pairing import SwissPlayer, round_robin, swiss_pair, swiss_rounds_for
 from arena.tournaments.standings import GameResult, standings_compute
 
+from bench._stats import kendall_tau
 from games.core import get_game_spec
 
 
-def kendall_tau(order: Sequence[int], strength: dict[int, float]) -> float:
+def order_tau(order: Sequence[int], strength: dict[int, float]) -> float:
     """Kendall's tau-b between an order (best first) and true strengths."""
-    place = {e: -i for i, e in enumerate(order)}  # higher is better, like strength
-    concordant = discordant = ties_x = ties_y = 0
-    ids = list(order)
-    for i in range(len(ids)):
-        for j in range(i + 1, len(ids)):
-            a, b = ids[i], ids[j]
-            dx = place[a] - place[b]
-            dy = strength[a] - strength[b]
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                ties_x += 1
-            elif dy == 0:
-                ties_y += 1
-            elif (dx > 0) == (dy > 0):
-                concordant += 1
-            else:
-                discordant += 1
-    denominator = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
-    return (concordant - discordant) / denominator if denominator else 0.0
+    return kendall_tau([-place for place in range(len(order))], [strength[e] for e in order])
 
 
 def game_points(a: float, b: float, draw_share: float, rng: random.Random) -> float:
@@ -141,7 +122,7 @@ def simulate_swiss(
         games=len(results),
         pairing_s=pairing_s,
         standings_s=standings_s,
-        tau=kendall_tau(order, strength),
+        tau=order_tau(order, strength),
         winner_is_strongest=order[0] == max(strength, key=strength.__getitem__),
     )
 
@@ -165,7 +146,7 @@ def simulate_round_robin(
     return RobinRun(
         games=len(results),
         seconds=time.perf_counter() - began,
-        tau=kendall_tau([row.entrant for row in table], strength),
+        tau=order_tau([row.entrant for row in table], strength),
     )
 
 

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,6 +211,19 @@ def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, st
     )
     env.update(extra)
     return env
+
+
+def sqlite_platform_env(
+    stack: ExitStack, var_dir: Path, **extra: str
+) -> tuple[dict[str, str], str]:
+    """A throw-away platform's environment on SQLite in ``var_dir``, and its broker's name: Redis
+    when redis-server is installed (started here, stopped when ``stack`` closes), else the
+    filesystem broker."""
+    broker = "filesystem"
+    if redis_available():
+        extra["REDIS_URL"] = stack.enter_context(redis_server())
+        broker = "redis"
+    return platform_env(var_dir, f"sqlite:///{var_dir / 'bench.sqlite3'}", **extra), broker
 
 
 def manage(env: dict[str, str], *args: str, timeout_s: float = 120) -> str:

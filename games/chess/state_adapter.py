@@ -6,7 +6,7 @@ from typing import Any
 
 import chess
 
-from games.core import Action, StateAdapter
+from games.core import Action, StateAdapter, answer_schema
 
 
 class ChessStateAdapter(StateAdapter):
@@ -63,11 +63,8 @@ class ChessStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """``{"type": "move", "move": "<uci>"}``."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"const": "move"},
-                "move": {"type": "string", "pattern": "^[a-h][1-8][a-h][1-8][qrbn]?$"},
-            },
-            "required": ["type", "move"],
-        }
+        return answer_schema(
+            "move",
+            required=["move"],
+            move={"type": "string", "pattern": "^[a-h][1-8][a-h][1-8][qrbn]?$"},
+        )

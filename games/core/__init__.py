@@ -34,7 +34,7 @@ from games.core.registry import (
     house_bot_class,
     register_game,
 )
-from games.core.state_adapter import StateAdapter, agent_action, seat_name
+from games.core.state_adapter import StateAdapter, agent_action, answer_schema, seat_name
 
 __all__ = [
     "Action",
@@ -67,6 +67,7 @@ __all__ = [
     "StateAdapter",
     "UnknownGameError",
     "agent_action",
+    "answer_schema",
     "available_game_ids",
     "create_game",
     "forget_games",

@@ -7,7 +7,10 @@ the seed. The referee (``games.core.referee``) drives it; agents never touch it 
 Beyond the minimal state machine:
 
 * **Rounds.** ``get_round()`` is the 1-based round; when a round ends, ``step`` puts
-  ``round_result`` (a dict per player id, from that player's point of view) into its info.
+  ``round_result`` (a dict per player id, from that player's point of view) into its info. A game
+  played round after round builds on ``RoundByRoundGame`` (``RoundsGame`` when ``config.rounds``
+  counts them): it keeps the round, the scores and the finished rounds, and starts and closes
+  each round.
 * **Simultaneous choices** are taken one player after the other; phases listed in
   ``simultaneous_phases`` must not show the second player the first one's choice (the conformance
   check verifies it).
@@ -27,13 +30,23 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from games.core.config import GameConfig, RoundsConfig
 from games.core.figures import LadderFigure, Playthrough
 
 Action = dict[str, Any]
+
+
+def your_and_opponent(viewer: str, opponent: str, **per_seat: Mapping[str, Any]) -> dict[str, Any]:
+    """Per-seat values as ``viewer`` sees them: for each ``name=values`` (keyed by player id),
+    ``your_<name>`` then ``opponent_<name>``, in the order given."""
+    view: dict[str, Any] = {}
+    for name, values in per_seat.items():
+        view[f"your_{name}"] = values[viewer]
+        view[f"opponent_{name}"] = values[opponent]
+    return view
 
 
 class Game(ABC):
@@ -217,17 +230,79 @@ class Game(ABC):
         return None
 
 
-class RoundsGame(Game):
-    """A game of ``config.rounds`` rounds that counts the current one in ``self.round`` from 1."""
+class RoundByRoundGame(Game):
+    """A two-seat game played round after round, ``total_rounds`` of them.
+
+    ``reset`` seeds the generator, counts ``self.round`` from 1, zeroes ``self.scores``, empties
+    ``self.finished`` (one seat-neutral entry per finished round), then calls ``_start_match``
+    and ``_start_round``; ``_finish_round`` closes a round and starts the next one, or sets
+    ``self.over`` and calls ``_end_match`` after the last.
+    """
+
+    round: int
+    scores: dict[str, int]
+    finished: list[dict[str, Any]]
+    over: bool
+
+    def reset(self, seed: int) -> None:
+        """Seed the generator with ``seed``, zero the scores and start round 1."""
+        self.rng.seed(seed)
+        self.round = 1
+        self.scores = dict.fromkeys(self.players, 0)
+        self.finished = []
+        self.over = False
+        self._start_match()
+        self._start_round()
+
+    def _start_match(self) -> None:
+        """Set up what lasts the whole match, before round 1 (nothing by default)."""
+
+    @abstractmethod
+    def _start_round(self) -> None:
+        """Set up round ``self.round``."""
+
+    def _end_match(self) -> None:
+        """Tidy up after the last round (nothing by default)."""
+
+    def _finish_round(
+        self,
+        points: Mapping[str, int],
+        entry: dict[str, Any],
+        view: Callable[[str, str], dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """Close round ``self.round`` and return its ``round_result``.
+
+        Adds ``points`` to the scores, keeps ``entry`` in ``finished``, takes each seat's result
+        from ``view(seat, opponent)`` while the round's state is still there, then starts the
+        next round, or ends the match after the last one.
+        """
+        for p in self.players:
+            self.scores[p] += points[p]
+        self.finished.append(entry)
+        result = {p: view(p, self.opponent_of(p)) for p in self.players}
+        self.round += 1
+        if self.round > self.total_rounds:
+            self.over = True
+            self._end_match()
+        else:
+            self._start_round()
+        return result
+
+    def get_round(self) -> int:
+        """The current round (the last one once over)."""
+        return min(self.round, self.total_rounds)
+
+    def get_scores(self) -> dict[str, float]:
+        """The points of the rounds finished so far."""
+        return {p: float(s) for p, s in self.scores.items()}
+
+
+class RoundsGame(RoundByRoundGame):
+    """A ``RoundByRoundGame`` of ``config.rounds`` rounds."""
 
     config: RoundsConfig
-    round: int
 
     @property
     def total_rounds(self) -> int:
         """``config.rounds``."""
         return self.config.rounds
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.config.rounds)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from games.core.action_parser import ActionParser
+from games.core.errors import ActionParseError
 from games.core.game import Action
 
 
@@ -17,3 +21,24 @@ def checked_message_text(action: Action, limit: int, error: type[ValueError]) ->
     if len(text) > limit:
         raise error(f"the message has {len(text)} characters; the limit is {limit}: shorten it")
     return text
+
+
+class TalkingActionParser(ActionParser):
+    """The parser of a game with talk: ``{"type": "message", "text": ...}`` (``message`` is
+    accepted for ``text``) is checked here against its template's ``max_length``; any other action
+    goes to ``validate_move``."""
+
+    field_aliases: ClassVar[dict[str, str]] = {"message": "text"}
+
+    def validate(self, action: Action, template: Action, valid_actions: list[Action]) -> Action:
+        """Check a message's text; hand any other action to ``validate_move``."""
+        if template["action_type"] == "message":
+            text = checked_message_text(action, int(template["max_length"]), ActionParseError)
+            return {"action_type": "message", "text": text}
+        return self.validate_move(action, template, valid_actions)
+
+    def validate_move(
+        self, action: Action, template: Action, valid_actions: list[Action]
+    ) -> Action:
+        """Check an action that is not a message (default: ``ActionParser.validate``)."""
+        return super().validate(action, template, valid_actions)

@@ -312,23 +312,7 @@ class _Match:
         for seat, elapsed, wall, exc in started:
             if isinstance(exc, PlatformError):
                 raise exc
-            if exc is not None:
-                tb = getattr(exc, "traceback", "")
-                self._log(
-                    {
-                        "round": 0,
-                        "turn": None,
-                        "seat": seat,
-                        "method": "load",
-                        "elapsed_ms": round(elapsed * 1000, 3),
-                        "wall_ms": round(wall * 1000, 3),
-                        "error": f"{exc}\n{tb}".rstrip(),
-                    }
-                )
-                failures.append(
-                    _Forfeit(seat, Reason.INIT_ERROR, f"the agent failed to load: {exc}")
-                )
-                continue
+            error = None if exc is None else f"{exc}\n{getattr(exc, 'traceback', '')}".rstrip()
             self._log(
                 {
                     "round": 0,
@@ -337,9 +321,14 @@ class _Match:
                     "method": "load",
                     "elapsed_ms": round(elapsed * 1000, 3),
                     "wall_ms": round(wall * 1000, 3),
-                    "error": None,
+                    "error": error,
                 }
             )
+            if exc is not None:
+                failures.append(
+                    _Forfeit(seat, Reason.INIT_ERROR, f"the agent failed to load: {exc}")
+                )
+                continue
             info = self._match_info(seat)
             try:
                 result, _ = self._call(

@@ -9,6 +9,7 @@ than the game chose to show it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from games.core.game import Action
@@ -24,6 +25,20 @@ def agent_action(action: Action) -> dict[str, Any]:
 def seat_name(player_id: str, viewer: str) -> str:
     """``"you"`` or ``"opponent"``: how agents' states name players in a seat's view."""
     return "you" if player_id == viewer else "opponent"
+
+
+def answer_schema(
+    kinds: str | Sequence[str], *, required: Sequence[str] = (), **parameters: dict[str, Any]
+) -> dict[str, Any]:
+    """The JSON Schema of an answer: an object whose ``type`` is ``kinds`` (one name, or any of
+    several), with the ``parameters`` properties after it; ``type`` and ``required`` are required.
+    """
+    kind: dict[str, Any] = {"const": kinds} if isinstance(kinds, str) else {"enum": list(kinds)}
+    return {
+        "type": "object",
+        "properties": {"type": kind, **parameters},
+        "required": ["type", *required],
+    }
 
 
 class StateAdapter:

@@ -52,15 +52,6 @@ class LiarsDiceGame(RoundsGame):
     secret_fields = frozenset({"your_dice"})
     config: LiarsDiceConfig
 
-    def reset(self, seed: int) -> None:
-        """Start round 1 with dice rolled from ``seed``."""
-        self.rng.seed(seed)
-        self.round = 1
-        self.scores = dict.fromkeys(self.players, 0)
-        self.finished: list[dict[str, Any]] = []  # one entry per finished round, ids as keys
-        self.over = False
-        self._start_round()
-
     # --- round mechanics ----------------------------------------------------------------------
 
     def _start_round(self) -> None:
@@ -222,21 +213,16 @@ class LiarsDiceGame(RoundsGame):
     def _end_round(self, winner: str) -> dict[str, dict[str, Any]]:
         points = dict.fromkeys(self.players, 0)
         points[winner] = self.dice_count[winner]
-        for p in self.players:
-            self.scores[p] += points[p]
-        self.finished.append(
-            {
-                "round": self.round,
-                "winner": winner,
-                "points": dict(points),
-                "dice_left": dict(self.dice_count),
-                "reveals": [_copy_reveal(r) for r in self.reveals],
-            }
-        )
-        result = {}
-        for p in self.players:
-            o = self.opponent_of(p)
-            result[p] = {
+        entry = {
+            "round": self.round,
+            "winner": winner,
+            "points": dict(points),
+            "dice_left": dict(self.dice_count),
+            "reveals": [_copy_reveal(r) for r in self.reveals],
+        }
+
+        def view(p: str, o: str) -> dict[str, Any]:
+            return {
                 "round": self.round,
                 "your_points": points[p],
                 "opponent_points": points[o],
@@ -245,16 +231,8 @@ class LiarsDiceGame(RoundsGame):
                 "opponent_dice_left": self.dice_count[o],
                 "reveals": [reveal_for(r, p, o) for r in self.reveals],
             }
-        self.round += 1
-        if self.round > self.config.rounds:
-            self.over = True
-        else:
-            self._start_round()
-        return result
 
-    def get_scores(self) -> dict[str, float]:
-        """Dice left at the end of each round won, summed."""
-        return {p: float(s) for p, s in self.scores.items()}
+        return self._finish_round(points, entry, view)
 
 
 def _is_int(value: Any) -> bool:

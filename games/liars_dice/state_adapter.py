@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter, seat_name
+from games.core import StateAdapter, answer_schema, seat_name
 from games.liars_dice.game import reveal_for
 
 
@@ -39,12 +39,8 @@ class LiarsDiceStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """A bid with quantity and face, or a challenge."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"enum": ["bid", "challenge"]},
-                "quantity": {"type": "integer", "minimum": 1},
-                "face": {"type": "integer", "minimum": 2, "maximum": 6},
-            },
-            "required": ["type"],
-        }
+        return answer_schema(
+            ["bid", "challenge"],
+            quantity={"type": "integer", "minimum": 1},
+            face={"type": "integer", "minimum": 2, "maximum": 6},
+        )

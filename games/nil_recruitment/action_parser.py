@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from games.core import Action, ActionParseError, ActionParser
-from games.core.messages import checked_message_text
+from games.core import Action, ActionParseError
+from games.core.messages import TalkingActionParser
 
 
-class NilRecruitmentActionParser(ActionParser):
+class NilRecruitmentActionParser(TalkingActionParser):
     """``{"type": "message", "text": ...}`` or ``{"type": "offer", "amount": 120}``.
 
     ``message`` is accepted for ``text``.
     """
 
-    field_aliases: ClassVar[dict[str, str]] = {"message": "text"}
-
-    def validate(self, action: Action, template: Action, valid_actions: list[Action]) -> Action:
-        """Check the text's length, or the amount against the remaining budget."""
-        if template["action_type"] == "message":
-            text = checked_message_text(action, int(template["max_length"]), ActionParseError)
-            return {"action_type": "message", "text": text}
+    def validate_move(
+        self, action: Action, template: Action, valid_actions: list[Action]
+    ) -> Action:
+        """Check the amount against the remaining budget."""
         amount = action.get("amount")
         if amount is None:
             raise ActionParseError('an offer needs "amount": write {"type": "offer", "amount": 90}')

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, Game, IllegalActionError
+from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
+from games.core.game import RoundByRoundGame, your_and_opponent
 from games.core.messages import checked_message_text
 from games.nil_recruitment.config import NilRecruitmentConfig
 
@@ -97,7 +98,7 @@ UNIVERSITIES = (
 )
 
 
-class NilRecruitmentGame(Game):
+class NilRecruitmentGame(RoundByRoundGame):
     """Two schools pitch, then offer at once; offer + private fit signs each recruit."""
 
     game_type = "nil-recruitment"
@@ -115,9 +116,8 @@ class NilRecruitmentGame(Game):
     sealed_fields = frozenset({"your_fit"})
     config: NilRecruitmentConfig
 
-    def reset(self, seed: int) -> None:
-        """Order the recruits, name them and the schools, and start round 1, all from ``seed``."""
-        self.rng.seed(seed)
+    def _start_match(self) -> None:
+        """Order the recruits, name them and the schools, from the seeded generator."""
         cfg = self.config
         values = list(cfg.recruit_values)
         self.rng.shuffle(values)
@@ -126,11 +126,6 @@ class NilRecruitmentGame(Game):
         schools = self.rng.sample(UNIVERSITIES, 2)
         self.universities = dict(zip(self.players, schools, strict=False))
         self.budgets = dict.fromkeys(self.players, cfg.budget)
-        self.scores = dict.fromkeys(self.players, 0)
-        self.finished: list[dict[str, Any]] = []
-        self.round = 1
-        self.over = False
-        self._start_round()
 
     def _recruit(self, value: int) -> dict[str, Any]:
         return {
@@ -164,10 +159,6 @@ class NilRecruitmentGame(Game):
     def total_rounds(self) -> int:
         """One round per recruit."""
         return len(self.config.recruit_values)
-
-    def get_round(self) -> int:
-        """The current round (the last one once over)."""
-        return min(self.round, self.total_rounds)
 
     def get_current_player(self) -> str:
         """Pitchers alternate; then both offer in the same order; ``""`` when over."""
@@ -281,7 +272,6 @@ class NilRecruitmentGame(Game):
             winner = self._order()[1]  # the round's second speaker
         value = self.values[self.round - 1]
         self.budgets[winner] -= self.offers[winner]
-        self.scores[winner] += value
         points = {p: value if p == winner else 0 for p in self.players}
         entry = {
             "round": self.round,
@@ -292,18 +282,7 @@ class NilRecruitmentGame(Game):
             "fits": dict(self.fits),
             "budgets": dict(self.budgets),
         }
-        self.finished.append(entry)
-        result = {p: _round_view(entry, p, self.opponent_of(p)) for p in self.players}
-        self.round += 1
-        if self.round > self.total_rounds:
-            self.over = True
-        else:
-            self._start_round()
-        return result
-
-    def get_scores(self) -> dict[str, float]:
-        """Values of the recruits signed so far."""
-        return {p: float(s) for p, s in self.scores.items()}
+        return self._finish_round(points, entry, lambda p, o: _round_view(entry, p, o))
 
 
 def _copy_recruit(recruit: dict[str, Any]) -> dict[str, Any]:
@@ -320,12 +299,12 @@ def _round_view(entry: dict[str, Any], viewer: str, opponent: str) -> dict[str, 
         "round": entry["round"],
         "value": entry["value"],
         "winner": "you" if entry["winner"] == viewer else "opponent",
-        "your_points": entry["points"][viewer],
-        "opponent_points": entry["points"][opponent],
-        "your_offer": entry["offers"][viewer],
-        "opponent_offer": entry["offers"][opponent],
-        "your_fit": entry["fits"][viewer],
-        "opponent_fit": entry["fits"][opponent],
-        "your_budget": entry["budgets"][viewer],
-        "opponent_budget": entry["budgets"][opponent],
+        **your_and_opponent(
+            viewer,
+            opponent,
+            points=entry["points"],
+            offer=entry["offers"],
+            fit=entry["fits"],
+            budget=entry["budgets"],
+        ),
     }

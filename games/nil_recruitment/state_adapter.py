@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter
+from games.core import StateAdapter, answer_schema
 
 
 class NilRecruitmentStateAdapter(StateAdapter):
@@ -32,12 +32,8 @@ class NilRecruitmentStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """A pitch message, or an offer."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"enum": ["message", "offer"]},
-                "text": {"type": "string", "maxLength": 500},
-                "amount": {"type": "integer", "minimum": 0},
-            },
-            "required": ["type"],
-        }
+        return answer_schema(
+            ["message", "offer"],
+            text={"type": "string", "maxLength": 500},
+            amount={"type": "integer", "minimum": 0},
+        )

@@ -15,7 +15,7 @@ from typing import Any
 
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
-from games.core.game import RoundsGame
+from games.core.game import RoundsGame, your_and_opponent
 from games.core.messages import checked_message_text
 from games.nuclear_war.config import NuclearWarConfig
 
@@ -39,16 +39,8 @@ class NuclearWarGame(RoundsGame):
     simultaneous_phases = frozenset({"commit"})
     config: NuclearWarConfig
 
-    def reset(self, seed: int) -> None:
-        """Start crisis 1 with a threshold drawn from ``seed``."""
-        self.rng.seed(seed)
-        self.round = 1
-        self.scores = dict.fromkeys(self.players, 0)
-        self.finished: list[dict[str, Any]] = []
-        self.over = False
-        self._start_crisis()
-
-    def _start_crisis(self) -> None:
+    def _start_round(self) -> None:
+        """A new crisis: a threshold drawn from the seeded generator, escalation at 0."""
         self.threshold = self.rng.randint(1, self.config.max_threshold)
         self.level = 0
         self.step_no = 1
@@ -99,19 +91,7 @@ class NuclearWarGame(RoundsGame):
     def get_private_state(self, player_id: str) -> dict[str, Any]:
         """Only the history of finished crises: nothing else is secret to one seat."""
         opponent = self.opponent_of(player_id)
-        history = [
-            {
-                "round": c["round"],
-                "your_choices": list(c["choices"][player_id]),
-                "opponent_choices": list(c["choices"][opponent]),
-                "outcome": _outcome_for(c["outcome"], player_id),
-                "threshold": c["threshold"],
-                "escalation_level": c["level"],
-                "your_points": c["points"][player_id],
-                "opponent_points": c["points"][opponent],
-            }
-            for c in self.finished
-        ]
+        history = [_crisis_view(c, player_id, opponent) for c in self.finished]
         return {"player_id": player_id, "history": history}
 
     def get_available_actions(self) -> list[Action]:
@@ -178,8 +158,6 @@ class NuclearWarGame(RoundsGame):
         return None
 
     def _end_crisis(self, points: dict[str, int], outcome: str) -> dict[str, dict[str, Any]]:
-        for p in self.players:
-            self.scores[p] += points[p]
         crisis = {
             "round": self.round,
             "choices": {p: list(c) for p, c in self.choices.items()},
@@ -188,30 +166,20 @@ class NuclearWarGame(RoundsGame):
             "level": self.level,
             "points": dict(points),
         }
-        self.finished.append(crisis)
-        result = {}
-        for p in self.players:
-            o = self.opponent_of(p)
-            result[p] = {
-                "round": self.round,
-                "your_points": points[p],
-                "opponent_points": points[o],
-                "outcome": _outcome_for(outcome, p),
-                "threshold": self.threshold,
-                "escalation_level": self.level,
-                "your_choices": list(self.choices[p]),
-                "opponent_choices": list(self.choices[o]),
-            }
-        self.round += 1
-        if self.round > self.config.rounds:
-            self.over = True
-        else:
-            self._start_crisis()
-        return result
+        return self._finish_round(points, crisis, lambda p, o: _crisis_view(crisis, p, o))
 
-    def get_scores(self) -> dict[str, float]:
-        """Points over the crises so far (negative after wars)."""
-        return {p: float(s) for p, s in self.scores.items()}
+
+def _crisis_view(crisis: dict[str, Any], viewer: str, opponent: str) -> dict[str, Any]:
+    """A finished crisis from ``viewer``'s side (lists copied: the record stays the game's)."""
+    choices = {p: list(c) for p, c in crisis["choices"].items()}
+    return {
+        "round": crisis["round"],
+        **your_and_opponent(viewer, opponent, choices=choices),
+        "outcome": _outcome_for(crisis["outcome"], viewer),
+        "threshold": crisis["threshold"],
+        "escalation_level": crisis["level"],
+        **your_and_opponent(viewer, opponent, points=crisis["points"]),
+    }
 
 
 def _outcome_for(outcome: str, viewer: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter
+from games.core import StateAdapter, answer_schema
 
 
 class NuclearWarStateAdapter(StateAdapter):
@@ -26,12 +26,8 @@ class NuclearWarStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """A message while negotiating, a commitment while committing."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"enum": ["message", "commit"]},
-                "text": {"type": "string", "maxLength": 280},
-                "choice": {"enum": ["stand", "yield"]},
-            },
-            "required": ["type"],
-        }
+        return answer_schema(
+            ["message", "commit"],
+            text={"type": "string", "maxLength": 280},
+            choice={"enum": ["stand", "yield"]},
+        )

@@ -50,12 +50,17 @@ class RandomBot:
         """Any code at all."""
         return self.rng.choice(ALL_CODES)
 
+    def guess_unsure(self, state: dict[str, Any], remaining: tuple[str, ...]) -> bool:
+        """Whether to guess with more than one code left before the last cycle: never."""
+        return False
+
     def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Ask, then guess when sure (or when there is nothing left to lose)."""
+        """Ask, then guess when sure (or when there is nothing left to lose, or
+        ``guess_unsure`` says so)."""
         remaining = consistent(qa_history(state))
         if state["phase"] == "question":
             return {"type": "question", "code": self.question(state, remaining)}
-        if len(remaining) == 1 or _last_cycle(state):
+        if len(remaining) == 1 or _last_cycle(state) or self.guess_unsure(state, remaining):
             return {"type": "guess", "code": remaining[0]}
         return {"type": "pass"}
 
@@ -103,23 +108,16 @@ class StrongBot(RandomBot):
                 hits += cracked_at == cycle
         return hits / at_risk
 
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Probe by minimax; guess when sure, or when waiting likely loses the race."""
-        remaining = consistent(qa_history(state))
-        if state["phase"] == "question":
-            return {"type": "question", "code": self.question(state, remaining)}
-        if len(remaining) == 1 or _last_cycle(state):
-            return {"type": "guess", "code": remaining[0]}
+    def guess_unsure(self, state: dict[str, Any], remaining: tuple[str, ...]) -> bool:
+        """Guess when waiting likely loses the race to an opponent seen cracking codes."""
         opponent_has_cracked = any(h["opponent_points"] > 0 for h in state["history"])
         if state["opponent_locked_out"] or not opponent_has_cracked or len(remaining) > 3:
-            return {"type": "pass"}  # no race seen (yet): a sure guess comes within 7 probes
+            return False  # no race seen (yet): a sure guess comes within 7 probes
         cycle = int(state["cycle"])
         now, after = self.crack_chance(state, cycle), self.crack_chance(state, cycle + 1)
         guess_value = (now * 50 + (1 - now) * 100) / len(remaining)
         wait_value = (1 - now) * ((1 - after) * 100 + after * 50)
-        if guess_value > wait_value:
-            return {"type": "guess", "code": remaining[0]}
-        return {"type": "pass"}
+        return guess_value > wait_value
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "solver": SolverBot, "strong": StrongBot}

@@ -52,15 +52,6 @@ class PasscodeGame(RoundsGame):
     sealed_fields = frozenset({"your_qa_history"})
     config: PasscodeConfig
 
-    def reset(self, seed: int) -> None:
-        """Start round 1 with a code drawn from ``seed``."""
-        self.rng.seed(seed)
-        self.round = 1
-        self.scores = dict.fromkeys(self.players, 0)
-        self.finished: list[dict[str, Any]] = []
-        self.over = False
-        self._start_round()
-
     def _start_round(self) -> None:
         self.code = "".join(self.rng.sample("0123456789", 4))
         self.cycle = 1
@@ -199,23 +190,18 @@ class PasscodeGame(RoundsGame):
         return None
 
     def _end_round(self, points: dict[str, int], outcome: str) -> dict[str, dict[str, Any]]:
-        for p in self.players:
-            self.scores[p] += points[p]
-        self.finished.append(
-            {
-                "round": self.round,
-                "code": self.code,
-                "points": dict(points),
-                "guesses": {p: dict(g) for p, g in self.guesses.items()},
-                "cycles": self.cycle,
-                "outcome": outcome,
-            }
-        )
-        result = {}
-        for p in self.players:
-            o = self.opponent_of(p)
+        entry = {
+            "round": self.round,
+            "code": self.code,
+            "points": dict(points),
+            "guesses": {p: dict(g) for p, g in self.guesses.items()},
+            "cycles": self.cycle,
+            "outcome": outcome,
+        }
+
+        def view(p: str, o: str) -> dict[str, Any]:
             mine, theirs = self.guesses.get(p, {}), self.guesses.get(o, {})
-            result[p] = {
+            return {
                 "round": self.round,
                 "your_points": points[p],
                 "opponent_points": points[o],
@@ -228,13 +214,5 @@ class PasscodeGame(RoundsGame):
                 "opponent_guess_cycle": theirs.get("cycle"),
                 "your_questions": len(self.qa[p]),
             }
-        self.round += 1
-        if self.round > self.config.rounds:
-            self.over = True
-        else:
-            self._start_round()
-        return result
 
-    def get_scores(self) -> dict[str, float]:
-        """Pots won so far."""
-        return {p: float(s) for p, s in self.scores.items()}
+        return self._finish_round(points, entry, view)

@@ -15,8 +15,10 @@ seeded sample.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from functools import cache, lru_cache
 from itertools import permutations
+from typing import Any
 
 DIGITS = "0123456789"
 CODE_LENGTH = 4
@@ -97,9 +99,10 @@ def _split(probe_mask: int, masks: list[int]) -> tuple[int, float]:
     return max(parts), sum(v * v for v in parts) / len(masks)
 
 
-@cache
-def best_probe(history: History) -> str:
-    """The minimax probe after ``history`` (``FIRST_PROBE`` when nothing was asked)."""
+def _least_probe(history: History, rank: Callable[[str, list[int], set[str]], Any]) -> str:
+    """The candidate probe of least ``rank(probe, masks of the remaining codes, the remaining
+    codes)`` after ``history``: ``FIRST_PROBE`` when nothing was asked, the first remaining code
+    when at most two remain."""
     if not history:
         return FIRST_PROBE
     remaining = consistent(history)
@@ -108,16 +111,20 @@ def best_probe(history: History) -> str:
     if len(remaining) <= 2:
         return remaining[0]
     in_set = set(remaining)
-    best: tuple[int, int, float, str] | None = None
     used = frozenset(d for probe, _ in history for d in probe)
     masks = [_MASKS[c] for c in remaining]
-    for probe in candidate_probes(used):
+    return min(candidate_probes(used), key=lambda probe: rank(probe, masks, in_set))
+
+
+@cache
+def best_probe(history: History) -> str:
+    """The minimax probe after ``history`` (``FIRST_PROBE`` when nothing was asked)."""
+
+    def rank(probe: str, masks: list[int], in_set: set[str]) -> tuple[int, bool, float, str]:
         worst, expected = _split(_MASKS[probe], masks)
-        key = (worst, probe not in in_set, expected, probe)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return best[3]
+        return worst, probe not in in_set, expected, probe
+
+    return _least_probe(history, rank)
 
 
 @cache
@@ -131,25 +138,13 @@ def quickest_probe(history: History) -> str:
     a seeded sample of 400 codes it knows the code after 4.55 probes on average, against 4.71 for
     the minimax probe (``best_probe``) and 4.9 for asking consistent codes.
     """
-    if not history:
-        return FIRST_PROBE
-    remaining = consistent(history)
-    if not remaining:
-        raise ValueError("no code is consistent with these answers")
-    if len(remaining) <= 2:
-        return remaining[0]
-    in_set = set(remaining)
-    used = frozenset(d for probe, _ in history for d in probe)
-    masks = [_MASKS[c] for c in remaining]
-    best: tuple[int, bool, int, str] | None = None
-    for probe in candidate_probes(used):
+
+    def rank(probe: str, masks: list[int], in_set: set[str]) -> tuple[int, bool, int, str]:
         parts = Counter([(_MASKS[probe] & m).bit_count() for m in masks]).values()
         shared = sum(v * v for v in parts if v > 1)
-        key = (shared, probe not in in_set, max(parts), probe)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return best[3]
+        return shared, probe not in in_set, max(parts), probe
+
+    return _least_probe(history, rank)
 
 
 def probes_to_crack(code: str, limit: int = 10) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter
+from games.core import StateAdapter, answer_schema
 
 
 class PasscodeStateAdapter(StateAdapter):
@@ -28,11 +28,6 @@ class PasscodeStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """A question or a guess with a 4-digit code, or a pass."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"enum": ["question", "guess", "pass"]},
-                "code": {"type": "string", "pattern": "^[0-9]{4}$"},
-            },
-            "required": ["type"],
-        }
+        return answer_schema(
+            ["question", "guess", "pass"], code={"type": "string", "pattern": "^[0-9]{4}$"}
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import Action, StateAdapter, seat_name
+from games.core import Action, StateAdapter, answer_schema, seat_name
 
 
 class PokerStateAdapter(StateAdapter):
@@ -81,11 +81,7 @@ class PokerStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """``{"type": fold|check|call|raise|all_in, "amount": int}`` (amount for raise only)."""
-        return {
-            "type": "object",
-            "properties": {
-                "type": {"enum": ["fold", "check", "call", "raise", "bet", "all_in"]},
-                "amount": {"type": "integer", "minimum": 0},
-            },
-            "required": ["type"],
-        }
+        return answer_schema(
+            ["fold", "check", "call", "raise", "bet", "all_in"],
+            amount={"type": "integer", "minimum": 0},
+        )

@@ -11,7 +11,7 @@ from typing import Any
 
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
-from games.core.game import RoundsGame
+from games.core.game import RoundsGame, your_and_opponent
 from games.simple_card.config import SimpleCardConfig
 
 
@@ -33,9 +33,8 @@ class SimpleCardGame(RoundsGame):
     secret_fields = frozenset({"hand"})
     config: SimpleCardConfig
 
-    def reset(self, seed: int) -> None:
-        """Shuffle with ``seed`` and deal both hands."""
-        self.rng.seed(seed)
+    def _start_match(self) -> None:
+        """Shuffle and deal both hands."""
         cfg = self.config
         deck = [c for c in range(1, cfg.max_card + 1) for _ in range(cfg.copies)]
         self.rng.shuffle(deck)
@@ -43,14 +42,17 @@ class SimpleCardGame(RoundsGame):
             p: sorted(deck[i * cfg.hand_size : (i + 1) * cfg.hand_size])
             for i, p in enumerate(self.players)
         }
-        self.round = 1
+
+    def _start_round(self) -> None:
         self.pending: dict[str, int] = {}  # cards played this round, hidden until both played
-        self.scores = dict.fromkeys(self.players, 0)
-        self.played: list[dict[str, Any]] = []  # finished rounds, both cards shown
+
+    def _end_match(self) -> None:
+        """Nothing is pending once the match is over."""
+        self._start_round()
 
     def get_current_player(self) -> str:
         """Seat 0 then seat 1 each round; ``""`` when over."""
-        if self.round > self.config.rounds:
+        if self.over:
             return ""
         return next(p for p in self.players if p not in self.pending)
 
@@ -63,22 +65,13 @@ class SimpleCardGame(RoundsGame):
             "pot": 1,
             "scores": dict(self.scores),
             "messages": [],
-            "played": [dict(r) for r in self.played],
+            "played": [dict(r) for r in self.finished],
         }
 
     def get_private_state(self, player_id: str) -> dict[str, Any]:
         """The player's hand and their history of finished rounds."""
         opponent = self.opponent_of(player_id)
-        history = [
-            {
-                "round": r["round"],
-                "your_card": r["cards"][player_id],
-                "opponent_card": r["cards"][opponent],
-                "your_points": r["points"][player_id],
-                "opponent_points": r["points"][opponent],
-            }
-            for r in self.played
-        ]
+        history = [_round_view(r, player_id, opponent) for r in self.finished]
         return {"player_id": player_id, "hand": list(self.hands[player_id]), "history": history}
 
     def get_available_actions(self) -> list[Action]:
@@ -110,23 +103,13 @@ class SimpleCardGame(RoundsGame):
         points = {a: 0, b: 0}
         if self.pending[a] != self.pending[b]:
             points[a if self.pending[a] > self.pending[b] else b] = 1
-        for p in self.players:
-            self.scores[p] += points[p]
-        self.played.append({"round": self.round, "cards": dict(self.pending), "points": points})
-        result = {
-            p: {
-                "round": self.round,
-                "your_points": points[p],
-                "opponent_points": points[self.opponent_of(p)],
-                "your_card": self.pending[p],
-                "opponent_card": self.pending[self.opponent_of(p)],
-            }
-            for p in self.players
-        }
-        self.pending = {}
-        self.round += 1
-        return result
+        entry = {"round": self.round, "cards": dict(self.pending), "points": points}
+        return self._finish_round(points, entry, lambda p, o: _round_view(entry, p, o))
 
-    def get_scores(self) -> dict[str, float]:
-        """Rounds won so far."""
-        return {p: float(s) for p, s in self.scores.items()}
+
+def _round_view(entry: dict[str, Any], viewer: str, opponent: str) -> dict[str, Any]:
+    """A finished round from ``viewer``'s side: both cards and both points."""
+    return {
+        "round": entry["round"],
+        **your_and_opponent(viewer, opponent, card=entry["cards"], points=entry["points"]),
+    }

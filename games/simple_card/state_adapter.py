@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter
+from games.core import StateAdapter, answer_schema
 
 
 class SimpleCardStateAdapter(StateAdapter):
@@ -18,8 +18,4 @@ class SimpleCardStateAdapter(StateAdapter):
 
     def get_output_schema(self) -> dict[str, Any]:
         """``{"type": "play_card", "card": int}``."""
-        return {
-            "type": "object",
-            "properties": {"type": {"const": "play_card"}, "card": {"type": "integer"}},
-            "required": ["type", "card"],
-        }
+        return answer_schema("play_card", required=["card"], card={"type": "integer"})

@@ -12,7 +12,7 @@ from typing import Any
 
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
-from games.core.game import RoundsGame
+from games.core.game import RoundsGame, your_and_opponent
 from games.core.messages import checked_message_text
 from games.split_or_steal.config import SplitOrStealConfig
 
@@ -37,17 +37,15 @@ class SplitOrStealGame(RoundsGame):
     sealed_fields = frozenset({"your_pending_choice"})
     config: SplitOrStealConfig
 
-    def reset(self, seed: int) -> None:
-        """No randomness in the rules; the seed is kept for the record."""
-        self.rng.seed(seed)
-        self.round = 1
-        self.scores = dict.fromkeys(self.players, 0)
-        self.history: list[dict[str, Any]] = []  # finished rounds: choices and points per player
-        self._start_round()
+    # No randomness in the rules: ``reset`` seeds the generator only for the record.
 
     def _start_round(self) -> None:
         self.messages: list[dict[str, str]] = []
         self.commits: dict[str, str] = {}
+
+    def _end_match(self) -> None:
+        """No message or choice is pending once the match is over."""
+        self._start_round()
 
     def _speakers(self) -> list[str]:
         first = (self.round - 1) % 2
@@ -56,7 +54,7 @@ class SplitOrStealGame(RoundsGame):
     @property
     def phase(self) -> str:
         """``negotiate``, ``commit`` or ``over``."""
-        if self.round > self.config.rounds:
+        if self.over:
             return "over"
         return "negotiate" if len(self.messages) < self.config.messages_per_round else "commit"
 
@@ -80,22 +78,13 @@ class SplitOrStealGame(RoundsGame):
             "scores": dict(self.scores),
             "messages": [dict(m) for m in self.messages],
             "first_speaker": self._speakers()[0] if self.phase != "over" else None,
-            "rounds": [dict(r) for r in self.history],
+            "rounds": [dict(r) for r in self.finished],
         }
 
     def get_private_state(self, player_id: str) -> dict[str, Any]:
         """The round history from ``player_id``'s side (and their own choice while pending)."""
         opponent = self.opponent_of(player_id)
-        history = [
-            {
-                "round": r["round"],
-                "your_choice": r["choices"][player_id],
-                "opponent_choice": r["choices"][opponent],
-                "your_points": r["points"][player_id],
-                "opponent_points": r["points"][opponent],
-            }
-            for r in self.history
-        ]
+        history = [_round_view(r, player_id, opponent) for r in self.finished]
         private: dict[str, Any] = {"player_id": player_id, "history": history}
         if player_id in self.commits:
             private["your_pending_choice"] = self.commits[player_id]
@@ -150,25 +139,13 @@ class SplitOrStealGame(RoundsGame):
         else:
             stealer = a if ca == "steal" else b
             points = {stealer: pot, self.opponent_of(stealer): 0}
-        for p in self.players:
-            self.scores[p] += points[p]
-        self.history.append(
-            {"round": self.round, "choices": dict(self.commits), "points": dict(points)}
-        )
-        result = {
-            p: {
-                "round": self.round,
-                "your_choice": self.commits[p],
-                "opponent_choice": self.commits[self.opponent_of(p)],
-                "your_points": points[p],
-                "opponent_points": points[self.opponent_of(p)],
-            }
-            for p in self.players
-        }
-        self.round += 1
-        self._start_round()
-        return result
+        entry = {"round": self.round, "choices": dict(self.commits), "points": dict(points)}
+        return self._finish_round(points, entry, lambda p, o: _round_view(entry, p, o))
 
-    def get_scores(self) -> dict[str, float]:
-        """Points won so far."""
-        return {p: float(s) for p, s in self.scores.items()}
+
+def _round_view(entry: dict[str, Any], viewer: str, opponent: str) -> dict[str, Any]:
+    """A finished round from ``viewer``'s side: both choices and both points."""
+    return {
+        "round": entry["round"],
+        **your_and_opponent(viewer, opponent, choice=entry["choices"], points=entry["points"]),
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter, seat_name
+from games.core import StateAdapter, answer_schema, seat_name
 
 
 class SplitOrStealStateAdapter(StateAdapter):
@@ -34,21 +34,9 @@ class SplitOrStealStateAdapter(StateAdapter):
         """A message or a commitment."""
         return {
             "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {
-                        "type": {"const": "message"},
-                        "text": {"type": "string", "maxLength": 280},
-                    },
-                    "required": ["type", "text"],
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "type": {"const": "commit"},
-                        "choice": {"enum": ["split", "steal"]},
-                    },
-                    "required": ["type", "choice"],
-                },
+                answer_schema(
+                    "message", required=["text"], text={"type": "string", "maxLength": 280}
+                ),
+                answer_schema("commit", required=["choice"], choice={"enum": ["split", "steal"]}),
             ]
         }

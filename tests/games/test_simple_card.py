@@ -6,14 +6,16 @@ import pytest
 
 from games.core import ArenaConfig, IllegalActionError, create_game
 from games.core.conformance import check_game
+from games.simple_card.game import SimpleCardGame
+from tests.games.helpers import new_game
 
 
 def test_conformance() -> None:
     check_game("simple-card", seeds=range(30))
 
 
-def _game(seed: int = 1):
-    return create_game(ArenaConfig.for_seats("simple-card", ["a", "b"], seed))
+def _game(seed: int = 1) -> SimpleCardGame:
+    return new_game(SimpleCardGame, seed)
 
 
 def test_higher_card_scores_one_and_tie_scores_nothing() -> None:

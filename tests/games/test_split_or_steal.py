@@ -5,21 +5,22 @@ from __future__ import annotations
 import pytest
 
 from arena_cli.games_cmd import simulate
-from games.core import ActionParseError, ArenaConfig, IllegalActionError, create_game, get_game_spec
+from games.core import ActionParseError, IllegalActionError
 from games.core.conformance import check_game
+from games.split_or_steal.game import SplitOrStealGame
+from tests.games.helpers import new_game, play_both, round_state, say, strict_parser
 
 
 def test_conformance() -> None:
     check_game("split-or-steal", seeds=range(20))
 
 
-def _game():
-    return create_game(ArenaConfig.for_seats("split-or-steal", ["a", "b"], 0))
+def _game() -> SplitOrStealGame:
+    return new_game(SplitOrStealGame)
 
 
-def _talk(game, n: int = 4) -> None:
-    for _ in range(n):
-        game.step({"action_type": "message", "text": "hi"})
+def _talk(game: SplitOrStealGame, n: int = 4) -> None:
+    say(game, n)
 
 
 @pytest.mark.parametrize(
@@ -36,9 +37,8 @@ def test_payoffs(first: str, second: str, points: tuple[int, int]) -> None:
     p0, p1 = game.players
     _talk(game)
     assert game.get_current_player() == p0
-    game.step({"action_type": "commit", "choice": first})
-    info, _ = game.step({"action_type": "commit", "choice": second})
-    result = info["round_result"]
+    commits = ({"action_type": "commit", "choice": choice} for choice in (first, second))
+    result = play_both(game, *commits)["round_result"]
     assert (result[p0]["your_points"], result[p1]["your_points"]) == points
     assert result[p1]["opponent_choice"] == first
     assert game.get_scores() == {p0: points[0], p1: points[1]}
@@ -47,11 +47,7 @@ def test_payoffs(first: str, second: str, points: tuple[int, int]) -> None:
 def test_speakers_alternate_and_the_first_speaker_alternates_by_round() -> None:
     game = _game()
     p0, p1 = game.players
-    order = []
-    for _ in range(4):
-        order.append(game.get_current_player())
-        game.step({"action_type": "message", "text": "x"})
-    assert order == [p0, p1, p0, p1]
+    assert say(game, 4, "x") == [p0, p1, p0, p1]
     game.step({"action_type": "commit", "choice": "split"})
     game.step({"action_type": "commit", "choice": "split"})
     assert game.get_round() == 2
@@ -68,8 +64,7 @@ def test_phase_rules_are_explained() -> None:
 
 
 def test_message_cap_and_choice_checked_by_the_parser() -> None:
-    spec = get_game_spec("split-or-steal")
-    parser = spec.action_parser_class(fallback_to_random=False)
+    parser = strict_parser("split-or-steal")
     game = _game()
     valid = game.get_available_actions()
     with pytest.raises(ActionParseError, match="281 characters; the limit is 280"):
@@ -82,13 +77,10 @@ def test_message_cap_and_choice_checked_by_the_parser() -> None:
 
 
 def test_round_state_is_seed_002_shaped() -> None:
-    spec = get_game_spec("split-or-steal")
     game = _game()
     p0, p1 = game.players
     _talk(game, 1)
-    state = spec.state_adapter_class().to_round_state(
-        game.get_public_state(), game.get_private_state(p1), p1, game.get_available_actions()
-    )
+    state = round_state(game, p1)
     assert state["phase"] == "negotiate"
     assert (state["round"], state["turn"], state["pot"]) == (1, 2, 100)
     assert state["messages"] == [{"sender": "opponent", "text": "hi"}]

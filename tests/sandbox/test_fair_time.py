@@ -13,18 +13,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from devtools.load import container_churn
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
-from sandbox.container_config import LABEL, OWNER_LABEL, owner
-from sandbox.engine import docker_client
-from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
 from sandbox.pool import own_containers
 from tests.sandbox.conftest import require_docker
 
@@ -62,37 +59,16 @@ def storm() -> Iterator[dict[str, int]]:
         subprocess.Popen([sys.executable, "-c", "while True: pass"])
         for _ in range(os.cpu_count() or 2)
     ]
-    stop = threading.Event()
-    counts = {"churned": 0}
-    image = SandboxLimits().image
-
-    def churn() -> None:
-        api = docker_client().api
-        labels = {
-            LABEL: "1",
-            INSTANCE_LABEL: PROCESS_INSTANCE,
-            OWNER_LABEL: owner(),
-            CHURN_LABEL: "1",
-        }
-        while not stop.is_set():
-            cid = api.create_container(image, command=["true"], labels=labels)["Id"]
-            try:
-                api.start(cid)
-            finally:
-                api.remove_container(cid, force=True)
-            counts["churned"] += 1
-
-    churner = threading.Thread(target=churn, name="churn", daemon=True)
-    churner.start()
-    start_warm_pool(SandboxLimits(), 2 * INSTANT_MATCHES)
     try:
-        yield counts
+        with container_churn(SandboxLimits().image, {CHURN_LABEL: "1"}) as counts:
+            start_warm_pool(SandboxLimits(), 2 * INSTANT_MATCHES)
+            try:
+                yield counts
+            finally:
+                for process in busy:
+                    process.kill()
+                    process.wait()
     finally:
-        stop.set()
-        for process in busy:
-            process.kill()
-            process.wait()
-        churner.join(60)
         drain_warm_pool()
     assert own_containers() == [], "a sandbox container was left behind"
 
@@ -111,7 +87,7 @@ def test_instant_agents_are_never_charged_a_timeout_under_load_and_churn(
     games = [(STARTER, STARTER)] * INSTANT_MATCHES + [(SLEEPER, STARTER)]
     with ThreadPoolExecutor(max_workers=len(games)) as pool:
         records = list(pool.map(_match, games))
-    assert storm["churned"] > 0, "the churn never ran"
+    assert storm["containers"] > 0, "the churn never ran"
     *instant, sleeper = records
     for record in instant:
         assert record.platform_error is None, record.platform_error

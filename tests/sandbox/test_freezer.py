@@ -7,6 +7,7 @@ each version); the docker tests freeze real containers on this host and check wi
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,19 +39,20 @@ def v2_tree(root: Path, relative: str, events: str = "populated 1\nfrozen 0\n") 
     return directory
 
 
-def test_cgroupfs_layout_of_cgroup_v1_is_found(tmp_path: Path) -> None:
-    directory = v1_tree(tmp_path, f"docker/{CID}")
+@pytest.mark.parametrize(
+    ("tree", "relative", "method"),
+    [
+        pytest.param(v1_tree, f"docker/{CID}", "cgroup-v1", id="cgroupfs-v1"),
+        pytest.param(v2_tree, f"system.slice/docker-{CID}.scope", "cgroup-v2", id="systemd-v2"),
+    ],
+)
+def test_the_container_cgroup_is_found(
+    tmp_path: Path, tree: Callable[[Path, str], Path], relative: str, method: str
+) -> None:
+    directory = tree(tmp_path, relative)
     freezer = find_cgroup_freezer(CID, pid=None, root=str(tmp_path))
     assert freezer is not None
-    assert (freezer.directory, freezer.method) == (directory, "cgroup-v1")
-    freezer.close()
-
-
-def test_systemd_layout_of_cgroup_v2_is_found(tmp_path: Path) -> None:
-    directory = v2_tree(tmp_path, f"system.slice/docker-{CID}.scope")
-    freezer = find_cgroup_freezer(CID, pid=None, root=str(tmp_path))
-    assert freezer is not None
-    assert (freezer.directory, freezer.method) == (directory, "cgroup-v2")
+    assert (freezer.directory, freezer.method) == (directory, method)
     freezer.close()
 
 

@@ -12,6 +12,7 @@ from games.core import (
     AgentHandle,
     AgentInitError,
     AgentTimeout,
+    CallResult,
     InProcessAgentHandle,
     PlatformError,
     play_match,
@@ -32,6 +33,25 @@ def started(backend: str, source: str, game: str = "simple-card") -> AgentHandle
         handle.close()
         raise
     return handle
+
+
+def one_turn(backend: str, body: str) -> CallResult:
+    """What one ``on_turn`` of an agent with ``body`` returns (the agent is closed after)."""
+    handle = started(backend, agent_source(body))
+    try:
+        return handle.call("on_turn", STATE, 2.0)
+    finally:
+        handle.close()
+
+
+def assert_turn_crashes(backend: str, source: str, match: str, timeout_s: float = 2.0) -> None:
+    """One ``on_turn`` of the agent ``source`` is a crash whose text matches ``match``."""
+    handle = started(backend, source)
+    try:
+        with pytest.raises(AgentCrash, match=match):
+            handle.call("on_turn", STATE, timeout_s)
+    finally:
+        handle.close()
 
 
 def test_a_match_plays_to_the_end(backend: str) -> None:
@@ -152,12 +172,7 @@ def test_a_call_past_the_budget_times_out_and_the_agent_is_stopped(backend: str)
     ],
 )
 def test_an_agent_that_ends_its_process_is_a_crash(backend: str, body: str, expected: str) -> None:
-    handle = started(backend, agent_source(body))
-    try:
-        with pytest.raises(AgentCrash, match=expected):
-            handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    assert_turn_crashes(backend, agent_source(body), expected)
 
 
 def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
@@ -169,11 +184,7 @@ def test_protocol_lines_printed_by_the_agent_stay_stdout(backend: str) -> None:
         f"    print({fake!r})\n"
         "    return {'type': 'play_card', 'card': 3}\n"
     )
-    handle = started(backend, agent_source(body))
-    try:
-        result = handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    result = one_turn(backend, body)
     assert result.ok and result.result == {"type": "play_card", "card": 3}
     assert result.stdout == (fake + "\n") * 2
 
@@ -194,11 +205,7 @@ CUT_BODIES = [
 
 @pytest.mark.parametrize("body", CUT_BODIES, ids=["many-lines", "one-read"])
 def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str, body: str) -> None:
-    handle = started(backend, agent_source(body))
-    try:
-        result = handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    result = one_turn(backend, body)
     head, mark, tail = result.stdout.partition(STDOUT_CUT_MARK)
     assert mark, "the cut is marked"
     assert head.startswith("FIRST LINE\n") and tail.endswith("LAST LINE before the failure\n")
@@ -208,12 +215,7 @@ def test_stdout_is_cut_at_the_cap_keeping_its_start_and_its_end(backend: str, bo
 
 def test_a_reply_over_the_limit_is_a_crash(backend: str) -> None:
     body = "def on_turn(self, state):\n    return 'x' * (2 * 1024 * 1024)\n"
-    handle = started(backend, agent_source(body))
-    try:
-        with pytest.raises(AgentCrash, match="byte limit"):
-            handle.call("on_turn", STATE, 5.0)
-    finally:
-        handle.close()
+    assert_turn_crashes(backend, agent_source(body), "byte limit", timeout_s=5.0)
 
 
 def test_close_is_safe_twice_and_before_start(backend: str) -> None:
@@ -302,32 +304,20 @@ def test_a_result_as_deep_as_the_limit_is_accepted() -> None:
 def test_a_result_the_controller_cannot_accept_is_a_protocol_violation(
     backend: str, reply: str, why: str
 ) -> None:
-    handle = started(backend, agent_source(f"def on_turn(self, state):\n    return {reply}\n"))
-    try:
-        with pytest.raises(AgentCrash, match=why):
-            handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    source = agent_source(f"def on_turn(self, state):\n    return {reply}\n")
+    assert_turn_crashes(backend, source, why)
 
 
 def test_error_texts_are_made_valid_not_refused(backend: str) -> None:
     body = "def on_turn(self, state):\n    raise ValueError('bad \\ud800 text')\n"
-    handle = started(backend, agent_source(body))
-    try:
-        result = handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    result = one_turn(backend, body)
     assert not result.ok and result.error is not None
     assert result.error.message == "bad ? text"
 
 
 def test_a_call_reports_the_agents_window_and_the_controllers_wall_time(backend: str) -> None:
     body = "def on_turn(self, state):\n    import time\n    time.sleep(0.2)\n    return None\n"
-    handle = started(backend, agent_source(body))
-    try:
-        result = handle.call("on_turn", STATE, 2.0)
-    finally:
-        handle.close()
+    result = one_turn(backend, body)
     assert result.wall_ms is not None and result.cpu_ms is not None
     # The window covers the agent's own sleep and is never more than the controller saw.
     assert 200 <= result.elapsed_ms <= result.wall_ms

@@ -1,4 +1,5 @@
-"""The hostile-agent suite (docs/sandbox.md): one agent file per attack in ``hostile/``.
+"""The hostile-agent suite (docs/sandbox.md): one agent file per attack in ``hostile/``, and the
+variants of one attack written from a template in ``hostile_variants``.
 
 Each file says what it does in its docstring and what must happen in ``EXPECT`` (read here with
 ``ast``, never imported): the hostile seat's ``reason`` (and ``detail`` text), text its stdout must
@@ -30,9 +31,11 @@ import pytest
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
 from tests.sandbox.conftest import docker_available, require_docker
+from tests.sandbox.hostile_variants import VARIANTS
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
-FILES = sorted(p.stem for p in HOSTILE.glob("*.py"))
+#: Every hostile agent by name: the files of ``hostile/`` and the template variants.
+FILES = sorted([p.stem for p in HOSTILE.glob("*.py")] + list(VARIANTS))
 #: Set in the worker's environment during the suite; no agent may ever print it.
 SECRET = "SECRET_VALUE_d41d8cd98f00"
 #: Paths the filesystem attacks write to; none may exist on the host afterwards.
@@ -56,9 +59,16 @@ class Agent:
 """
 
 
+def source(name: str) -> str:
+    """The agent's source text: a template variant's, or the file's."""
+    if name in VARIANTS:
+        return VARIANTS[name].source
+    return (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
+
+
 def expectation(name: str, backend: str) -> dict[str, Any] | None:
     """The file's ``EXPECT`` for ``backend``; ``None`` when the file does not run there."""
-    tree = ast.parse((HOSTILE / f"{name}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(source(name))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "EXPECT" for t in node.targets
@@ -84,10 +94,9 @@ def play(name: str, backend: str) -> MatchRecord:
     """One match: the hostile file in seat 0, the opponent in seat 1, both sandboxed."""
     expect = expectation(name, backend) or {}
     limits = SandboxLimits()
-    source = (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
     opponent = OPPONENT.format(sleep=expect.get("opponent_sleep_s", 0))
     handles = [
-        create_handle(source, name=name, backend=backend, limits=limits),
+        create_handle(source(name), name=name, backend=backend, limits=limits),
         create_handle(opponent, name="opponent", backend=backend, limits=limits),
     ]
     return play_match("simple-card", handles, seed=7, settings=MatchSettings())

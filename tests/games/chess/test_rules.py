@@ -8,16 +8,8 @@ import chess
 import pytest
 
 from games.chess import ChessActionParser, ChessConfig, ChessGame, ChessStateAdapter
-from games.core import (
-    ActionParseError,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    play_match,
-)
-
-# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
-UNTIMED = MatchSettings(timed=False)
+from games.core import ActionParseError, IllegalActionError
+from tests.games.helpers import house_match, untimed_match
 
 
 def new_game(fen: str | None = None, **config: Any) -> ChessGame:
@@ -270,12 +262,7 @@ class FirstLegal:
 
 
 def test_the_fourth_illegal_move_forfeits_the_match() -> None:
-    record = play_match(
-        "chess",
-        [InProcessAgentHandle(AlwaysIllegal, "bad"), InProcessAgentHandle(FirstLegal, "ok")],
-        seed=3,
-        settings=UNTIMED,
-    )
+    record = untimed_match("chess", (AlwaysIllegal, "bad"), (FirstLegal, "ok"), seed=3)
     bad, ok = record.seats
     assert (str(bad.outcome), str(bad.reason)) == ("loss", "illegal")
     assert str(ok.outcome) == "win"
@@ -286,17 +273,7 @@ def test_the_fourth_illegal_move_forfeits_the_match() -> None:
 
 
 def test_house_bots_finish_a_match() -> None:
-    from games.chess.bots import BOTS
-
-    record = play_match(
-        "chess",
-        [
-            InProcessAgentHandle(BOTS["greedy"], "greedy"),
-            InProcessAgentHandle(BOTS["random"], "random"),
-        ],
-        seed=0,
-        settings=UNTIMED,
-    )
+    record = house_match("chess", "greedy", "random")
     assert record.platform_error is None
     assert record.rounds_played == 2
     assert sum(s.score for s in record.seats) == 2.0

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from games.chess.bots import GreedyBot, SearchBot
-from games.core import InProcessAgentHandle, MatchSettings, play_match
-
-# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
-UNTIMED = MatchSettings(timed=False)
+from tests.games.helpers import untimed_match
 
 
 def test_search_bot_takes_a_hanging_queen_and_mates_in_one() -> None:
@@ -20,11 +17,6 @@ def test_search_bot_takes_a_hanging_queen_and_mates_in_one() -> None:
 
 
 def test_search_bot_beats_the_greedy_bot() -> None:
-    record = play_match(
-        "chess",
-        [InProcessAgentHandle(SearchBot, "search"), InProcessAgentHandle(GreedyBot, "greedy")],
-        seed=0,
-        settings=UNTIMED,
-    )
+    record = untimed_match("chess", (SearchBot, "search"), (GreedyBot, "greedy"), seed=0)
     assert record.platform_error is None
     assert record.seats[0].score > record.seats[1].score

@@ -6,41 +6,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import (
-    ActionParseError,
-    ArenaConfig,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    create_game,
-    get_game_spec,
-    play_match,
-)
+from games.core import ActionParseError, IllegalActionError
 from games.liars_dice.game import LiarsDiceGame
+from tests.games.helpers import house_match, new_game, round_state, strict_parser
 
 
 def _game(seed: int = 0, **config: int) -> LiarsDiceGame:
-    game = create_game(ArenaConfig.for_seats("liars-dice", ["a", "b"], seed, dict(config)))
-    assert isinstance(game, LiarsDiceGame)
-    return game
+    return new_game(LiarsDiceGame, seed, **config)
 
 
 def _bid(game: LiarsDiceGame, q: int, f: int) -> None:
     game.step({"action_type": "bid", "quantity": q, "face": f})
 
 
-def _view(game: LiarsDiceGame, pid: str) -> dict:
-    spec = get_game_spec("liars-dice")
-    return spec.state_adapter_class().to_round_state(
-        game.get_public_state(), game.get_private_state(pid), pid, game.get_available_actions()
-    )
-
-
 def test_seat_zero_opens_round_one_and_every_die_starts_in_play() -> None:
     game = _game()
     p0, p1 = game.players
     assert game.get_current_player() == p0
-    view = _view(game, p0)
+    view = round_state(game, p0)
     assert len(view["your_dice"]) == 5
     assert view["your_dice_count"] == view["opponent_dice_count"] == 5
     assert view["total_dice"] == 10
@@ -130,12 +113,12 @@ def test_the_round_winner_scores_the_dice_they_still_hold() -> None:
     assert game.get_round() == 2
     assert game.get_current_player() == p1  # the opener alternates by round
     assert game.dice_count == {p0: 2, p1: 2}
-    assert _view(game, p0)["history"][0]["your_points"] == 2
+    assert round_state(game, p0)["history"][0]["your_points"] == 2
 
 
 def test_the_parser_takes_type_or_action_type_and_explains_bad_numbers() -> None:
     game = _game()
-    parser = get_game_spec("liars-dice").action_parser_class(fallback_to_random=False)
+    parser = strict_parser("liars-dice")
     valid = game.get_available_actions()
     assert parser.parse({"type": "bid", "quantity": 2, "face": 3}, valid) == {
         "action_type": "bid",
@@ -161,12 +144,12 @@ def test_scores_are_bounded_and_views_hide_the_other_hand(seed: int, moves: list
             break
         for pid in (p0, p1):
             other = game.opponent_of(pid)
-            view = _view(game, pid)
+            view = round_state(game, pid)
             assert view["your_dice"] == game.hands[pid]
             # the other seat's current dice must not reach this view: change them, same view
             real = game.hands[other]
             game.hands[other] = [6 if d != 6 else 2 for d in real]
-            assert _view(game, pid) == view
+            assert round_state(game, pid) == view
             game.hands[other] = real
         valid = game.get_available_actions()
         game.step(valid[pick % len(valid)])
@@ -178,18 +161,9 @@ def test_scores_are_bounded_and_views_hide_the_other_hand(seed: int, moves: list
 
 
 def test_the_probability_bot_beats_the_random_bot() -> None:
-    bots = get_game_spec("liars-dice").bots
     wins = 0
     for seed in range(30):
-        record = play_match(
-            "liars-dice",
-            [
-                InProcessAgentHandle(bots["probability"], "p"),
-                InProcessAgentHandle(bots["random"], "r"),
-            ],
-            seed=seed,
-            settings=MatchSettings(timed=False, keep_stdout=False),
-        )
+        record = house_match("liars-dice", "probability", "random", seed=seed)
         wins += record.winner == 0
     assert wins >= 24
 
@@ -197,15 +171,7 @@ def test_the_probability_bot_beats_the_random_bot() -> None:
 def test_defaults_are_ten_rounds_of_five_dice_each() -> None:
     game = _game()
     assert game.total_rounds == 10 and game.config.dice_per_player == 5
-    record = play_match(
-        "liars-dice",
-        [
-            InProcessAgentHandle(get_game_spec("liars-dice").bots["probability"], "a"),
-            InProcessAgentHandle(get_game_spec("liars-dice").bots["random"], "b"),
-        ],
-        seed=1,
-        settings=MatchSettings(timed=False, keep_stdout=False),
-    )
+    record = house_match("liars-dice", "probability", "random", seed=1)
     assert record.rounds_played == 10
     for entry in record.rounds:
         points = [r["your_points"] for r in entry["result"].values()]

@@ -6,43 +6,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import (
-    ActionParseError,
-    ArenaConfig,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    create_game,
-    get_game_spec,
-    play_match,
-)
+from games.core import ActionParseError, IllegalActionError
 from games.nil_recruitment.game import NilRecruitmentGame
+from tests.games.helpers import house_match, new_game, play_both, round_state, say, strict_parser
 
 
 def _game(seed: int = 0, **config: object) -> NilRecruitmentGame:
-    game = create_game(ArenaConfig.for_seats("nil-recruitment", ["a", "b"], seed, dict(config)))
-    assert isinstance(game, NilRecruitmentGame)
-    return game
+    return new_game(NilRecruitmentGame, seed, **config)
 
 
 def _pitch(game: NilRecruitmentGame) -> None:
-    for _ in range(4):
-        game.step({"action_type": "message", "text": "come play for us"})
+    say(game, 4, "come play for us")
 
 
 def _offers(game: NilRecruitmentGame, first: int, second: int) -> dict:
     """Offers in the round's speaking order (the first speaker offers first)."""
     _pitch(game)
-    game.step({"action_type": "offer", "amount": first})
-    info, _ = game.step({"action_type": "offer", "amount": second})
-    return info["round_result"]
-
-
-def _view(game: NilRecruitmentGame, pid: str) -> dict:
-    adapter = get_game_spec("nil-recruitment").state_adapter_class()
-    return adapter.to_round_state(
-        game.get_public_state(), game.get_private_state(pid), pid, game.get_available_actions()
-    )
+    offers = ({"action_type": "offer", "amount": amount} for amount in (first, second))
+    return play_both(game, *offers)["round_result"]
 
 
 def test_values_are_a_seeded_order_of_the_five_and_announced() -> None:
@@ -94,7 +75,7 @@ def test_offers_beyond_the_budget_or_negative_are_refused() -> None:
         game.step({"action_type": "offer", "amount": -1})
     with pytest.raises(IllegalActionError, match="whole number"):
         game.step({"action_type": "offer", "amount": 12.5})
-    parser = get_game_spec("nil-recruitment").action_parser_class(fallback_to_random=False)
+    parser = strict_parser("nil-recruitment")
     valid = game.get_available_actions()
     with pytest.raises(ActionParseError, match="remaining budget is 300"):
         parser.parse({"type": "offer", "amount": 400}, valid)
@@ -109,11 +90,7 @@ def test_the_pitch_alternates_and_long_messages_are_refused() -> None:
     p0, p1 = game.players
     with pytest.raises(IllegalActionError, match="limit is 500"):
         game.step({"action_type": "message", "text": "x" * 501})
-    order = []
-    for _ in range(4):
-        order.append(game.get_current_player())
-        game.step({"action_type": "message", "text": "hi"})
-    assert order == [p0, p1, p0, p1]
+    assert say(game, 4) == [p0, p1, p0, p1]
     with pytest.raises(IllegalActionError, match="offer phase"):
         game.step({"action_type": "message", "text": "one more"})
 
@@ -124,7 +101,7 @@ def test_the_second_offer_never_sees_the_first() -> None:
         game = _game()
         _pitch(game)
         game.step({"action_type": "offer", "amount": amount})
-        views.append(_view(game, game.get_current_player()))
+        views.append(round_state(game, game.get_current_player()))
     assert views[0] == views[1]
 
 
@@ -137,11 +114,11 @@ def test_budgets_never_go_negative_and_scores_stay_bounded(seed: int, picks: lis
             break
         for pid in game.players:
             other = game.opponent_of(pid)
-            view = _view(game, pid)
+            view = round_state(game, pid)
             assert view["your_fit"] == game.fits[pid]
             real = game.fits[other]
             game.fits[other] = 40 - real if real != 20 else 0  # the other fit must not show
-            assert _view(game, pid) == view
+            assert round_state(game, pid) == view
             game.fits[other] = real
         if game.get_public_state()["phase"] == "pitch":
             game.step({"action_type": "message", "text": str(pick)})
@@ -155,26 +132,17 @@ def test_budgets_never_go_negative_and_scores_stay_bounded(seed: int, picks: lis
 
 
 def test_the_shading_bot_beats_the_trivial_bots() -> None:
-    bots = get_game_spec("nil-recruitment").bots
     for rival in ("spend-everything", "proportional"):
         wins = 0
         for seed in range(10):
-            record = play_match(
-                "nil-recruitment",
-                [
-                    InProcessAgentHandle(bots["shading"], "s"),
-                    InProcessAgentHandle(bots[rival], rival),
-                ],
-                seed=seed,
-                settings=MatchSettings(timed=False, keep_stdout=False),
-            )
+            record = house_match("nil-recruitment", "shading", rival, seed=seed)
             wins += record.winner == 0
         assert wins >= 8, rival
 
 
 def test_defaults_are_five_recruits_and_a_season_budget_of_300() -> None:
     game = _game()
-    view = _view(game, game.players[0])
+    view = round_state(game, game.players[0])
     assert game.total_rounds == 5
     assert view["your_budget"] == view["opponent_budget"] == 300
     assert view["remaining_values"] == game.values and view["pot"] == game.values[0]

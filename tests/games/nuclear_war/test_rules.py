@@ -6,43 +6,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import (
-    ActionParseError,
-    ArenaConfig,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    create_game,
-    get_game_spec,
-    play_match,
-)
+from games.core import ActionParseError, IllegalActionError
 from games.nuclear_war.bots import Payoffs, equilibrium_stand_chances
 from games.nuclear_war.game import NuclearWarGame
+from tests.games.helpers import house_match, new_game, play_both, round_state, say, strict_parser
 
 
 def _game(seed: int = 0, **config: int) -> NuclearWarGame:
-    game = create_game(ArenaConfig.for_seats("nuclear-war", ["a", "b"], seed, dict(config)))
-    assert isinstance(game, NuclearWarGame)
-    return game
+    return new_game(NuclearWarGame, seed, **config)
 
 
 def _talk(game: NuclearWarGame) -> None:
-    for _ in range(2):
-        game.step({"action_type": "message", "text": "hm"})
+    say(game, 2, "hm")
 
 
 def _commit(game: NuclearWarGame, first: str, second: str) -> dict:
     _talk(game)
-    game.step({"action_type": "commit", "choice": first})
-    info, _ = game.step({"action_type": "commit", "choice": second})
-    return info
-
-
-def _view(game: NuclearWarGame, pid: str) -> dict:
-    adapter = get_game_spec("nuclear-war").state_adapter_class()
-    return adapter.to_round_state(
-        game.get_public_state(), game.get_private_state(pid), pid, game.get_available_actions()
-    )
+    commits = ({"action_type": "commit", "choice": choice} for choice in (first, second))
+    return play_both(game, *commits)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2])
@@ -94,11 +75,7 @@ def test_thresholds_are_drawn_from_one_to_five() -> None:
 def test_one_message_each_per_step_and_the_first_speaker_alternates_by_crisis() -> None:
     game = _game()
     p0, p1 = game.players
-    order = []
-    for _ in range(2):
-        order.append(game.get_current_player())
-        game.step({"action_type": "message", "text": "x"})
-    assert order == [p0, p1]
+    assert say(game, 2, "x") == [p0, p1]
     assert game.get_public_state()["phase"] == "commit"
     with pytest.raises(IllegalActionError, match="commit phase"):
         game.step({"action_type": "message", "text": "more"})
@@ -112,7 +89,7 @@ def test_over_long_messages_are_refused_with_the_cap() -> None:
     game = _game()
     with pytest.raises(IllegalActionError, match="limit is 280"):
         game.step({"action_type": "message", "text": "x" * 281})
-    parser = get_game_spec("nuclear-war").action_parser_class(fallback_to_random=False)
+    parser = strict_parser("nuclear-war")
     with pytest.raises(ActionParseError, match="limit is 280"):
         parser.parse({"type": "message", "text": "x" * 281}, game.get_available_actions())
     _talk(game)
@@ -128,7 +105,7 @@ def test_the_second_chooser_does_not_see_the_first_choice() -> None:
         game = _game()
         _talk(game)
         game.step({"action_type": "commit", "choice": choice})
-        views.append(_view(game, game.get_current_player()))
+        views.append(round_state(game, game.get_current_player()))
     assert views[0] == views[1]
     assert "threshold" not in views[0]
 
@@ -160,13 +137,7 @@ def test_scores_stay_within_the_payoff_bounds(seed: int, picks: list[bool]) -> N
 
 
 def _reputation_against(rival: str, seed: int) -> tuple[float, float]:
-    bots = get_game_spec("nuclear-war").bots
-    record = play_match(
-        "nuclear-war",
-        [InProcessAgentHandle(bots["reputation"], "r"), InProcessAgentHandle(bots[rival], rival)],
-        seed=seed,
-        settings=MatchSettings(timed=False, keep_stdout=False),
-    )
+    record = house_match("nuclear-war", "reputation", rival, seed=seed)
     return record.seats[0].score, record.seats[1].score
 
 
@@ -184,5 +155,5 @@ def test_the_reputation_bot_plays_for_points(seed: int) -> None:
 def test_defaults_are_six_crises_with_a_pot_of_100() -> None:
     game = _game()
     assert game.total_rounds == 6 and game.config.pot == 100 and game.config.max_threshold == 5
-    view = _view(game, game.players[0])
+    view = round_state(game, game.players[0])
     assert view["escalation_level"] == 0 and view["step"] == 1 and view["pot"] == 100

@@ -8,31 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import (
-    ActionParseError,
-    ArenaConfig,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    create_game,
-    get_game_spec,
-    play_match,
-)
+from games.core import ActionParseError, IllegalActionError, get_game_spec
 from games.passcode.game import PasscodeGame
 from games.passcode.solver import ALL_CODES, probes_to_crack, score
+from tests.games.helpers import UNTIMED_QUIET, new_game, round_state, strict_parser, untimed_match
 
 
 def _game(seed: int = 0, **config: int) -> PasscodeGame:
-    game = create_game(ArenaConfig.for_seats("passcode", ["a", "b"], seed, dict(config)))
-    assert isinstance(game, PasscodeGame)
-    return game
-
-
-def _view(game: PasscodeGame, pid: str) -> dict:
-    adapter = get_game_spec("passcode").state_adapter_class()
-    return adapter.to_round_state(
-        game.get_public_state(), game.get_private_state(pid), pid, game.get_available_actions()
-    )
+    return new_game(PasscodeGame, seed, **config)
 
 
 def _ask(game: PasscodeGame, *probes: str) -> None:
@@ -71,7 +54,7 @@ def test_answers_count_bulls_and_cows(probe: str, code: str, answer: tuple[int, 
     game.code = code
     p0, _ = game.players
     _ask(game, probe)
-    assert _view(game, p0)["your_qa_history"] == [
+    assert round_state(game, p0)["your_qa_history"] == [
         {"question": probe, "answer": {"bulls": answer[0], "cows": answer[1]}}
     ]
 
@@ -108,9 +91,9 @@ def test_a_wrong_guess_locks_the_player_out_and_the_other_plays_on() -> None:
     code = game.code
     _ask(game, "0123", "4567")
     assert "round_result" not in _guess(game, _wrong(code), None)
-    assert _view(game, p1)["opponent_locked_out"] is True
-    assert _view(game, p1)["opponent_guessed"] is True
-    assert _view(game, p0)["your_locked_out"] is True
+    assert round_state(game, p1)["opponent_locked_out"] is True
+    assert round_state(game, p1)["opponent_guessed"] is True
+    assert round_state(game, p0)["your_locked_out"] is True
     assert game.get_current_player() == p1  # the locked-out seat sits out
     _ask(game, "0123")
     assert game.get_public_state()["phase"] == "guess"
@@ -141,7 +124,7 @@ def test_the_round_ends_empty_after_the_cycle_limit() -> None:
 
 def test_bad_codes_are_refused_with_the_reason_and_aliases_work() -> None:
     game = _game()
-    parser = get_game_spec("passcode").action_parser_class(fallback_to_random=False)
+    parser = strict_parser("passcode")
     valid = game.get_available_actions()
     assert parser.parse({"type": "question", "text": "0123"}, valid) == {
         "action_type": "question",
@@ -166,7 +149,7 @@ def test_the_second_seat_sees_nothing_of_the_first_seats_probe_or_guess() -> Non
     for phase_probes in (("0123",), ("4567",)):
         game = _game()
         _ask(game, *phase_probes)
-        first_view = _view(game, game.players[1])
+        first_view = round_state(game, game.players[1])
         assert first_view["your_qa_history"] == []
     game_a, game_b = _game(), _game()
     _ask(game_a, "0123", "4567")
@@ -174,7 +157,7 @@ def test_the_second_seat_sees_nothing_of_the_first_seats_probe_or_guess() -> Non
     _guess(game_a, _wrong(game_a.code))
     _guess(game_b, None)
     p1 = game_a.players[1]
-    assert _view(game_a, p1) == _view(game_b, p1)
+    assert round_state(game_a, p1) == round_state(game_b, p1)
 
 
 @settings(max_examples=25, deadline=None)
@@ -186,14 +169,14 @@ def test_scores_are_bounded_and_probes_stay_private(seed: int, moves: list[int])
         if game.is_over():
             break
         for pid in game.players:
-            view = _view(game, pid)
+            view = round_state(game, pid)
             other = game.opponent_of(pid)
             assert view["your_qa_history"] == game.get_private_state(pid)["qa_history"]
             # neither the secret code nor the other seat's probes may reach this view
             real_code, real_qa = game.code, game.qa[other]
             game.code = "9876" if real_code != "9876" else "0123"
             game.qa[other] = [{"question": "5432", "answer": {"bulls": 0, "cows": 0}}]
-            assert _view(game, pid) == view
+            assert round_state(game, pid) == view
             game.code, game.qa[other] = real_code, real_qa
         phase = game.get_public_state()["phase"]
         code = ALL_CODES[pick % len(ALL_CODES)]
@@ -222,11 +205,8 @@ class _Passive:
 def test_the_strong_bot_cracks_every_code_within_seven_probes_when_unopposed() -> None:
     strong = get_game_spec("passcode").bots["strong"]
     for seed in range(12):
-        record = play_match(
-            "passcode",
-            [InProcessAgentHandle(strong, "strong"), InProcessAgentHandle(_Passive, "passive")],
-            seed=seed,
-            settings=MatchSettings(timed=False, keep_stdout=False),
+        record = untimed_match(
+            "passcode", (strong, "strong"), (_Passive, "passive"), seed=seed, settings=UNTIMED_QUIET
         )
         for entry in record.rounds:
             mine = entry["result"]["p0"]
@@ -242,6 +222,6 @@ def test_the_minimax_prober_needs_at_most_seven_probes_on_a_sample_of_codes() ->
 def test_defaults_are_five_rounds_of_ten_cycles_with_a_pot_of_100() -> None:
     game = _game()
     assert game.total_rounds == 5 and game.config.pot == 100
-    view = _view(game, game.players[0])
+    view = round_state(game, game.players[0])
     assert view["cycle_limit"] == 10 and view["cycle"] == 1 and view["pot"] == 100
     assert view["your_locked_out"] is False and view["opponent_guessed"] is False

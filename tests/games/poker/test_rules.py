@@ -10,18 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from treys import Card, Evaluator
 
-from games.core import (
-    ActionParseError,
-    IllegalActionError,
-    InProcessAgentHandle,
-    MatchSettings,
-    play_match,
-)
+from games.core import ActionParseError, IllegalActionError
 from games.poker import PokerActionParser, PokerConfig, PokerGame, PokerStateAdapter
 from games.poker.game import Deal
-
-# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
-UNTIMED = MatchSettings(timed=False)
+from tests.games.helpers import house_match, untimed_match
 
 
 class RiggedPokerGame(PokerGame):
@@ -266,13 +258,7 @@ class ShoveOnly:
 
 
 def test_call_only_agents_are_never_refused_and_the_log_shows_the_checks() -> None:
-    record = play_match(
-        "poker",
-        [InProcessAgentHandle(CallOnly, "a"), InProcessAgentHandle(CallOnly, "b")],
-        seed=3,
-        settings=UNTIMED,
-        config={"hands": 6},
-    )
+    record = untimed_match("poker", (CallOnly, "a"), (CallOnly, "b"), seed=3, config={"hands": 6})
     turns = [e for e in record.log if e.get("method") == "on_turn"]
     assert not [e for e in turns if e.get("illegal")]
     assert not [e for e in record.log if e.get("method") == "referee"]
@@ -283,13 +269,7 @@ def test_call_only_agents_are_never_refused_and_the_log_shows_the_checks() -> No
 
 
 def test_two_shovers_call_each_other_instead_of_folding() -> None:
-    record = play_match(
-        "poker",
-        [InProcessAgentHandle(ShoveOnly, "a"), InProcessAgentHandle(ShoveOnly, "b")],
-        seed=3,
-        settings=UNTIMED,
-        config={"hands": 4},
-    )
+    record = untimed_match("poker", (ShoveOnly, "a"), (ShoveOnly, "b"), seed=3, config={"hands": 4})
     turns = [e for e in record.log if e.get("method") == "on_turn"]
     assert not [e for e in turns if e.get("illegal")]
     assert [e["action"]["type"] for e in turns] == ["all_in", "call"] * 4
@@ -453,12 +433,8 @@ class Caller:
 
 
 def test_the_fourth_invalid_bet_folds_the_hand_and_the_match_goes_on() -> None:
-    record = play_match(
-        "poker",
-        [InProcessAgentHandle(BadBettor, "bad"), InProcessAgentHandle(Caller, "caller")],
-        seed=1,
-        settings=UNTIMED,
-        config={"hands": 4},
+    record = untimed_match(
+        "poker", (BadBettor, "bad"), (Caller, "caller"), seed=1, config={"hands": 4}
     )
     bad, caller = record.seats
     assert str(bad.reason) == "normal" and str(bad.outcome) == "loss"
@@ -473,17 +449,6 @@ def test_the_fourth_invalid_bet_folds_the_hand_and_the_match_goes_on() -> None:
 
 
 def test_house_bots_finish_a_short_match() -> None:
-    from games.poker.bots import BOTS
-
-    record = play_match(
-        "poker",
-        [
-            InProcessAgentHandle(BOTS["raise-happy"], "rh"),
-            InProcessAgentHandle(BOTS["hand-strength"], "hs"),
-        ],
-        seed=0,
-        settings=UNTIMED,
-        config={"hands": 6},
-    )
+    record = house_match("poker", "raise-happy", "hand-strength", config={"hands": 6})
     assert record.platform_error is None and record.rounds_played == 6
     assert sum(s.score for s in record.seats) == 0

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import random
 
-from games.core import MatchSettings
 from games.poker.bots import HandStrengthBot, equity
-
-# Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
-UNTIMED = MatchSettings(timed=False)
 
 
 def test_equity_estimates_are_sensible() -> None:
