@@ -67,7 +67,7 @@ test: install
 	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image-if-missing \
 	  || echo "make test: could not build the sandbox image; docker tests will skip (fail in CI)"; fi
 	ARENA_LLM_SERVER_PYTHON=$${ARENA_LLM_SERVER_PYTHON:-$(LLM_VENV)/bin/python} \
-	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 check: install
 	$(VENV)/bin/ruff check .
