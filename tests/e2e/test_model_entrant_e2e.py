@@ -37,37 +37,51 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-#: Matches cut short, as tests/arena/llm/test_real_model_on_the_ladder.py cuts them: a few model
-#: calls each (the model takes about a second a call on a busy two-core host).
-SHORT = {"chess": {"games": 1, "max_plies": 8}, "poker": {"hands": 2}}
+#: Training and ranked matches cut short: two model moves in chess (the entrant has white), the
+#: duplicate pair of poker hands (the entrant acts first in one of them). The model takes about a
+#: second a call on an idle two-core host, tens of seconds on a loaded one.
+SHORT = {"chess": {"games": 1, "max_plies": 4}, "poker": {"hands": 2}}
 #: The model pool's Celery node: the test stops and resumes its consumption of the llm queue.
 MODEL_NODE = "model@e2e"
 
+#: The operator registers the model; each game's code author gets an account.
 REGISTER = """
+from arena.accounts.models import User
 from arena.llm.models import LanguageModel
 LanguageModel.objects.create(
     name="smollm2", display_name="SmolLM2 135M", base_url={url!r}, model_id="smollm2",
     json_style="json_object", default_max_tokens=48, requests_per_minute=100_000,
 )
+for game in {games!r}:
+    User.objects.create_user(f"coder-{{game}}", password=f"pw-coder-{{game}}-123")
+print("RESULT=0")
 """
 
-#: Stop (``cancel_consumer``) or resume (``add_consumer``) the model pool's llm queue.
-CONSUMER = """
+#: Stop the model pool taking matches from the llm queue (``cancel_consumer``).
+PAUSE = """
 import json
 from django.conf import settings
 from arena.celery_app import app
-replies = app.control.{action}(
+replies = app.control.cancel_consumer(
     settings.ARENA_QUEUES["llm"], destination=[{node!r}], reply=True, timeout=30
 )
 print("RESULT=" + json.dumps(replies))
 """
 
-#: Cut a queued match short before the model pool may take it.
-SHORTEN = """
+#: Cut a queued match short, then let the model pool take it (``add_consumer``, even when the
+#: match was not found). Prints how many matches were cut and the pool's replies.
+SHORTEN_AND_RESUME = """
 import json
+from django.conf import settings
+from arena.celery_app import app
 from arena.matches.models import Match
-n = Match.objects.filter(pk={match_id}, status="queued").update(config={config!r})
-print("RESULT=" + json.dumps(n))
+try:
+    n = Match.objects.filter(pk={match_id}, status="queued").update(config={config!r})
+finally:
+    replies = app.control.add_consumer(
+        settings.ARENA_QUEUES["llm"], destination=[{node!r}], reply=True, timeout=30
+    )
+print("RESULT=" + json.dumps([n, replies]))
 """
 
 #: A ranked match between the model entrant and the code agent (both on the ladder), cut short
@@ -95,10 +109,8 @@ def shell(stack: Stack, code: str) -> Any:
     return json.loads(line.removeprefix("RESULT="))
 
 
-def set_consuming(stack: Stack, on: bool) -> None:
-    """Make the model pool stop or resume taking matches from the llm queue, confirmed."""
-    action = "add_consumer" if on else "cancel_consumer"
-    replies = shell(stack, CONSUMER.format(action=action, node=MODEL_NODE))
+def confirmed(replies: list[dict[str, dict[str, str]]]) -> None:
+    """The model pool, and only it, answered a consumer change without an error."""
     assert [next(iter(r)) for r in replies] == [MODEL_NODE], replies
     assert all("error" not in r[MODEL_NODE] for r in replies), replies
 
@@ -128,7 +140,7 @@ def model_stack(model_url: str) -> Iterator[Stack]:
         ARENA_MATCHMAKING_INTERVAL_S="3600",
         ARENA_LLM_MOVE_BUDGET_S="300",
     ) as stack:
-        shell(stack, REGISTER.format(url=model_url) + "print('RESULT=0')")
+        shell(stack, REGISTER.format(url=model_url, games=sorted(SHORT)))
         log_path = stack.logs / "model-worker.log"
         with log_path.open("wb") as log:
             # The model pool as `make run` starts it (arena_worker POOLS, POOL_EXTRA).
@@ -191,9 +203,7 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
     stack = model_stack
     # The code agent's owner uploads the game's starter through the API; its self-play runs on
     # the main worker in Docker while the model's runs on the model pool.
-    coder = f"coder-{game}"
-    stack.manage("shell", "-c", _create_user(coder))
-    token = get_token(stack.url, coder, f"pw-{coder}-123")
+    token = get_token(stack.url, f"coder-{game}", f"pw-coder-{game}-123")
     starter = tmp_path / "starter.py"
     starter.write_text(get_game_spec(game).starter_source())
     code = upload(stack.url, token, starter, name="starter")
@@ -218,18 +228,19 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
 
         # Training against a house bot, started on the page; cut short before the model pool,
         # held off the llm queue meanwhile, may take it.
-        set_consuming(stack, False)
-        try:
-            Select(driver.find_element(By.NAME, "opponent")).select_by_index(0)
-            assert "house bot" in text_of(driver, "select[name=opponent] option:checked")
-            driver.find_element(By.ID, "start-training").click()
-            training_id = int(
-                wait_for(lambda: re.search(r"/matches/(\d+)/$", driver.current_url), 30)[1]
-            )
-            config = SHORT[game]
-            assert shell(stack, SHORTEN.format(match_id=training_id, config=config)) == 1
-        finally:
-            set_consuming(stack, True)
+        confirmed(shell(stack, PAUSE.format(node=MODEL_NODE)))
+        Select(driver.find_element(By.NAME, "opponent")).select_by_index(0)
+        assert "house bot" in text_of(driver, "select[name=opponent] option:checked")
+        driver.find_element(By.ID, "start-training").click()
+        training_id = int(
+            wait_for(lambda: re.search(r"/matches/(\d+)/$", driver.current_url), 30)[1]
+        )
+        cut, replies = shell(
+            stack,
+            SHORTEN_AND_RESUME.format(match_id=training_id, config=SHORT[game], node=MODEL_NODE),
+        )
+        confirmed(replies)
+        assert cut == 1, "the training match was taken before it was cut short"
         wait_for(lambda: text_of(driver, "#match-status") in ("finished", "error"), 300)
         assert text_of(driver, "#match-status") == "finished", text_of(driver, "main")
         driver.get(f"{stack.url}/llm/matches/{training_id}/")
@@ -271,10 +282,3 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
     ).text
     assert "A language model plays this agent: SmolLM2 135M." in page
     assert f"/matches/{ranked_id}/" in page and "Spend" not in page
-
-
-def _create_user(name: str) -> str:
-    return (
-        "from arena.accounts.models import User; "
-        f"User.objects.create_user({name!r}, password={f'pw-{name}-123'!r})"
-    )
