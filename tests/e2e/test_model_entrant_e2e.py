@@ -276,6 +276,9 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
     seats = {p["submission"]: p for p in match["participants"]}
     assert set(seats) == {entrant_id, code["id"]}
     assert all(p["rating_before"] == 1200 and p["rating_after"] is not None for p in seats.values())
+    board = api_request(stack.url, "GET", f"/api/leaderboard/{game}")["rows"]
+    ours = {(r["owner"], r["kind"]): r["games"] for r in board if r["owner"] != "house"}
+    assert ours == {(f"owner-{game}", "model"): 1, (f"coder-{game}", "code"): 1}, board
     # The public agent page names the model and nothing of its owner's settings.
     page = requests.get(
         f"{stack.url}/submissions/agents/{seats[entrant_id]['agent_id']}/", timeout=30
