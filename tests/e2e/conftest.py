@@ -10,7 +10,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,13 +55,11 @@ def _wait_http(url: str, timeout_s: float = 30.0) -> None:
     raise RuntimeError(f"{url} did not answer")
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    """Start Redis, PostgreSQL, a worker with beat and the web server; stop them afterwards.
-
-    Per module, not per session: a live ladder keeps playing matches (and starting agent
-    containers) until its worker stops, which must not overlap other tests.
-    """
+@contextmanager
+def platform_stack(*, exclude_roles: Sequence[str] = (), **settings: str) -> Iterator[Stack]:
+    """Start Redis, PostgreSQL, a worker with beat and the web server (``settings`` added to
+    their environment); stop them afterwards. The worker consumes every queue of the instance
+    but those of ``exclude_roles`` (a test then starts that pool's worker itself)."""
     require_part(redis_available(), "redis-server (apt-get install redis-server)")
     require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
     with redis_server() as redis_url, postgres_server() as db_url:
@@ -69,9 +68,7 @@ def stack() -> Iterator[Stack]:
             var,
             db_url,
             REDIS_URL=redis_url,
-            ARENA_SANDBOX_BACKEND="auto",
-            ARENA_ALLOW_PROCESS_SANDBOX="1",
-            ARENA_MATCHMAKING_INTERVAL_S="1",
+            **{"ARENA_SANDBOX_BACKEND": "auto", "ARENA_ALLOW_PROCESS_SANDBOX": "1", **settings},
         )
         manage(env, "arena_setup")
         port = free_port()
@@ -79,6 +76,7 @@ def stack() -> Iterator[Stack]:
         logs.mkdir()
         worker_log = (logs / "worker.log").open("wb")
         web_log = (logs / "web.log").open("wb")
+        excluded = [f"{env['ARENA_INSTANCE_ID']}.{role}" for role in exclude_roles]
         worker = subprocess.Popen(
             [
                 sys.executable,
@@ -90,6 +88,7 @@ def stack() -> Iterator[Stack]:
                 "-B",
                 # No -Q: the worker consumes every queue of its own instance (CELERY_TASK_QUEUES,
                 # named after the stack's ARENA_INSTANCE_ID, not this test process's).
+                *(["-X", ",".join(excluded)] if excluded else []),
                 "--concurrency",
                 "2",
                 "--loglevel",
@@ -133,3 +132,14 @@ def stack() -> Iterator[Stack]:
             web_log.close()
             if os.environ.get("ARENA_E2E_KEEP_LOGS"):
                 print(f"e2e logs kept in {logs}")
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    """The platform (``platform_stack``) with matchmaking every second.
+
+    Per module, not per session: a live ladder keeps playing matches (and starting agent
+    containers) until its worker stops, which must not overlap other tests.
+    """
+    with platform_stack(ARENA_MATCHMAKING_INTERVAL_S="1") as running:
+        yield running

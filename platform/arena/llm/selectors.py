@@ -27,6 +27,15 @@ def model_entrant_ids(submission_ids: Iterable[int]) -> set[int]:
     )
 
 
+def model_names_of_agent(*, agent_id: int) -> dict[int, str]:
+    """Version -> the display name of its model, for the versions of an agent that are model
+    entrants (what anyone may read about them: never the owner's settings or spend)."""
+    rows = ModelEntrantConfig.objects.filter(submission__agent_id=agent_id).values_list(
+        "submission__version", "model__display_name"
+    )
+    return dict(sorted(rows))
+
+
 def models_enabled() -> list[LanguageModel]:
     """The models users may enter."""
     return list(LanguageModel.objects.filter(enabled=True))

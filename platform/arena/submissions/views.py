@@ -12,7 +12,12 @@ from django.views.decorators.http import require_POST
 from arena.accounts.selectors import signed_in_user
 from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
-from arena.llm.selectors import model_entrant_of, spend_today_usd, spend_total_usd
+from arena.llm.selectors import (
+    model_entrant_of,
+    model_names_of_agent,
+    spend_today_usd,
+    spend_total_usd,
+)
 from arena.matches.models import Match
 from arena.matches.selectors import (
     match_log,
@@ -254,6 +259,8 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "chart": rating_chart_svg(points),
             "current": points[-1] if points else ELO_START,
             "matches": rows,
+            # A model entrant says which model plays it (its settings and spend are the owner's).
+            "model_names": model_names_of_agent(agent_id=the_agent.pk),
             # Challenges, head-to-head and auto-pauses (arena.competitions).
             "compete": agent_panel(request, the_agent),
         },

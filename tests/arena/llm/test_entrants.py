@@ -410,3 +410,36 @@ def test_the_leaderboard_marks_models_and_filters_code_or_model(
     assert "modelbot v1" not in [r["agent"] for r in code_rows]
     page = api.get("/games/simple-card/?kind=model").content.decode()
     assert "model: fake" in page and "codebot" not in page
+
+
+def test_the_public_agent_page_names_the_model_and_keeps_the_owners_settings(
+    fake: Any, make_user: Any, committed: Any, starter_source: str
+) -> None:
+    from arena.llm.models import ModelCall
+    from arena.workflows.submissions import submission_upload
+    from django.test import Client
+
+    register(fake.base_url)
+    alice, bob = make_user("alice"), make_user("bob")
+    entrant = enter(
+        committed,
+        alice,
+        game="simple-card",
+        name="modelbot",
+        temperature="0.35",
+        max_tokens=77,
+        system_prompt_addition="secret-plan-hedgehog",
+    )
+    assert entrant.status == "accepted", entrant.status_detail
+    assert ModelCall.objects.filter(submission=entrant, cost_usd__gt=0).exists()
+    code = committed(lambda: submission_upload(owner=bob, source=starter_source, name="codebot"))
+    as_bob = Client()
+    as_bob.force_login(bob)
+    for client in (Client(), as_bob):
+        page = client.get(f"/submissions/agents/{entrant.agent_id}/").content.decode()
+        model = page.split('id="agent-model">', 1)[1].split("</p>", 1)[0]
+        assert model == "A language model plays this agent: Fake model."
+        private = ("secret-plan-hedgehog", "0.35", "max_tokens", "Spend", "USD", "temperature")
+        assert [p for p in private if p in page] == []
+        code_page = client.get(f"/submissions/agents/{code.agent_id}/").content.decode()
+        assert "codebot" in code_page and 'id="agent-model"' not in code_page
