@@ -45,13 +45,18 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``make test`` runs the suite in two pytest-xdist processes (``--dist loadgroup``): each
-    file is one group, so a module's fixtures (a platform stack, a model server) start once, and
-    the files holding slow tests go first, so the long ones are shared out before the short ones
-    fill the gaps. Without xdist the marks do nothing and only the order changes.
+    file is one group, so a module's fixtures (a platform stack, a model server) start once. The
+    end-to-end and real-model files (minutes each) go first, then the other slow ones, so the
+    long ones are shared out before the short ones fill the gaps (the Makefile keeps this order
+    with ``--no-loadscope-reorder``). Without xdist the marks do nothing; only the order changes.
 
     ``tryfirst``: xdist reads the group marks in its own hook of this name."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: file order is kept
+    weight: dict[object, int] = {}
+    for item in items:
+        heavy = item.get_closest_marker("e2e") or "real_model" in item.path.name
+        rank = 0 if heavy else 1 if item.get_closest_marker("slow") else 2
+        weight[item.path] = min(weight.get(item.path, 2), rank)
+    items.sort(key=lambda item: weight[item.path])  # stable: the file order is kept within
     for item in items:
         item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(config.rootpath))))
 

@@ -32,7 +32,12 @@ class Agent(_Starter):
 
     def on_turn(self, round_state):
         _time.sleep(1.0)  # a second of thought before every move
-        return super().on_turn(round_state)
+        action = super().on_turn(round_state)
+        if isinstance(action, dict) and action.get("type") == "fold":
+            # Poker: play every hand out, so the validation lasts turns enough to be watched
+            # (two starters folding preflop are done in two turns).
+            action = {"type": "call"}
+        return action
 """
 
 
