@@ -5,11 +5,7 @@ sandbox image, else the process backend)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from devtools.parts import (
-    ROOT,
+    celery_command,
     free_port,
     manage,
     platform_env,
@@ -25,7 +21,11 @@ from devtools.parts import (
     postgres_server,
     redis_available,
     redis_server,
+    runserver_command,
+    start_process,
+    stop_processes,
     wait_for_port,
+    wait_http,
 )
 from tests.conftest import require_part
 
@@ -41,17 +41,6 @@ class Stack:
     def manage(self, *args: str) -> str:
         """Run a management command against this stack's database."""
         return manage(self.env, *args)
-
-
-def _wait_http(url: str, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own loopback server
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer")
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +68,8 @@ def stack() -> Iterator[Stack]:
         logs.mkdir()
         worker_log = (logs / "worker.log").open("wb")
         web_log = (logs / "web.log").open("wb")
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
+        worker = start_process(
+            celery_command(
                 "worker",
                 "-B",
                 # No -Q: the worker consumes every queue of its own instance (CELERY_TASK_QUEUES,
@@ -96,39 +80,18 @@ def stack() -> Iterator[Stack]:
                 "INFO",
                 "-s",
                 str(var / "beat-schedule"),
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=worker_log,
-            stderr=subprocess.STDOUT,
+            ),
+            env,
+            worker_log,
         )
-        web = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "manage.py"),
-                "runserver",
-                f"127.0.0.1:{port}",
-                "--noreload",
-                "--insecure",
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=web_log,
-            stderr=subprocess.STDOUT,
-        )
+        web = start_process(runserver_command(port), env, web_log)
         try:
             # Generous: on a loaded host the system checks alone can take tens of seconds.
             assert wait_for_port(port, 120), (logs / "web.log").read_text()
-            _wait_http(f"http://127.0.0.1:{port}/")
+            wait_http(f"http://127.0.0.1:{port}/")
             yield Stack(url=f"http://127.0.0.1:{port}", env=env, logs=logs)
         finally:
-            for proc in (web, worker):
-                proc.terminate()
-            for proc in (web, worker):
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_processes(web, worker)
             worker_log.close()
             web_log.close()
             if os.environ.get("ARENA_E2E_KEEP_LOGS"):

@@ -23,12 +23,14 @@ import pytest
 
 from devtools.parts import (
     ROOT,
+    celery_command,
     manage,
     platform_env,
     postgres_available,
     postgres_server,
     redis_available,
     redis_server,
+    start_process,
 )
 from games.core import get_game_spec
 from tests.conftest import require_part
@@ -163,7 +165,7 @@ class Node:
         self.name = f"{name}@{HOST}"
         self.log_path = logs / f"{name}.log"
         self._log = self.log_path.open("wb")
-        self.proc = subprocess.Popen(
+        self.proc = start_process(
             [
                 sys.executable,
                 str(ROOT / "manage.py"),
@@ -173,11 +175,9 @@ class Node:
                 "--concurrency",
                 "1",
             ],
-            env=env,
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            env,
+            self._log,
+            new_session=True,
         )
         self.pids: set[int] = {self.proc.pid}  # every process the node ever had
         self.containers: set[str] = set()  # every sandbox container its processes created
@@ -276,24 +276,11 @@ def test_two_worker_nodes_share_a_ladder_and_finish_a_killed_nodes_match(
         a = Node("a", env, logs)
         b = Node("b", env, logs)
         beat_log = (logs / "beat.log").open("wb")
-        beat = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "beat",
-                "-s",
-                str(var / "beat-schedule"),
-                "--loglevel",
-                "INFO",
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=beat_log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        beat = start_process(
+            celery_command("beat", "-s", str(var / "beat-schedule"), "--loglevel", "INFO"),
+            env,
+            beat_log,
+            new_session=True,
         )
 
         def teardown() -> None:
