@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,18 @@ class Stack:
     def manage(self, *args: str) -> str:
         """Run a management command against this stack's database."""
         return manage(self.env, *args)
+
+
+def http_get(
+    url: str, *, timeout_s: float, headers: dict[str, str] | None = None
+) -> tuple[int, bytes, dict[str, str]]:
+    """GET ``url`` from our own loopback server: status, body and headers, an error status too."""
+    request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 - loopback
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            return response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers)
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,13 @@ its prints, activate it, and see ranked matches played and its Elo on the leader
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from arena_cli.submit_cmd import ApiError, api_request, get_token, upload, wait_for_status
 from games.core import available_game_ids, get_game_spec
-from tests.conftest import described
+from tests.conftest import described, wait_for
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres]
@@ -20,13 +19,7 @@ GAME = "split-or-steal" if "split-or-steal" in available_game_ids() else "simple
 
 
 def wait_until(check, timeout_s: float = 120.0, every_s: float = 0.5):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every_s)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {described(check)}")
+    return wait_for(check, timeout_s=timeout_s, what=described(check), every_s=every_s)
 
 
 def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:

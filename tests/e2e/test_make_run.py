@@ -25,6 +25,9 @@ import pytest
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
 from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
 from games.core import get_game_spec
+from tests.arena.matches.test_arena_run import _alive
+from tests.conftest import wait_for
+from tests.e2e.conftest import http_get
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -50,23 +53,8 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting for its parent counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _wait(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=0.3)
 
 
 def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
@@ -79,11 +67,8 @@ def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
 
 
 def _get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+    status, body, _ = http_get(url, timeout_s=30)
+    return status, body
 
 
 def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:

@@ -5,15 +5,13 @@ sandbox image, else the process backend)."""
 from __future__ import annotations
 
 import json
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Stack
+from tests.conftest import wait_for
+from tests.e2e.conftest import Stack, http_get
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -48,22 +46,12 @@ print("RESULT=" + json.dumps([
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
-    request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 - loopback
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+    status, body, _ = http_get(url, timeout_s=10, headers=headers)
+    return status, body.decode()
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout_s: float = 180.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"waited {timeout_s} s for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=0.5)
 
 
 def sample(text: str, name: str, **labels: str) -> float:

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from pathlib import Path
@@ -33,7 +32,7 @@ from devtools.parts import (
     start_process,
 )
 from games.core import get_game_spec
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
 
 pytestmark = [
     pytest.mark.e2e,
@@ -149,13 +148,7 @@ def _owner_pid(container: dict[str, Any]) -> int | None:
 
 
 def _wait(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 1.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every_s)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=every_s)
 
 
 class Node:
