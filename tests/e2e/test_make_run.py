@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
-from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
+from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_for_port
 from games.core import get_game_spec
 from tests.arena.matches.test_arena_run import _alive
 from tests.conftest import wait_for
@@ -179,7 +179,7 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         ARENA_MATCHMAKING_INTERVAL_S="1",
     )
     log = (tmp_path / "run.log").open("wb")
-    proc = subprocess.Popen(
+    proc = start_process(
         [
             sys.executable,
             str(ROOT / "manage.py"),
@@ -189,11 +189,9 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
             "--concurrency",
             "1",
         ],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env,
+        log,
+        new_session=True,
     )
     seen: set[int] = set()  # every process of the run, to check none outlives it
 

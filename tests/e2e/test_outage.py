@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,12 +17,13 @@ from typing import Any
 import pytest
 
 from devtools.parts import (
-    ROOT,
     _pg_bin,
     free_port,
     manage,
     platform_env,
     postgres_available,
+    runserver_command,
+    start_process,
     wait_for_port,
 )
 from tests.conftest import require_part, wait_for
@@ -116,11 +116,7 @@ def test_pages_answer_503_while_postgres_is_down_and_recover_after(tmp_path: Pat
         manage(env, "migrate", "--verbosity", "0")
         port = free_port()
         log = (tmp_path / "web.log").open("wb")
-        web = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "runserver", f"127.0.0.1:{port}",
-             "--noreload", "--insecure"],
-            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        web = start_process(runserver_command(port), env, log)
         assert wait_for_port(port, 60)
         base = f"http://127.0.0.1:{port}"
         wait_until(lambda: get(base + "/")[0] == 200, "the home page")

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
+from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_for_port
 from games.core import get_game_spec
 from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _wait
 
@@ -97,7 +96,7 @@ def test_maintenance_and_training_go_on_while_every_ranked_slot_is_busy(tmp_path
     port = free_port()
     log_path = tmp_path / "run.log"
     log = log_path.open("wb")
-    proc = subprocess.Popen(
+    proc = start_process(
         [
             sys.executable,
             str(ROOT / "manage.py"),
@@ -107,11 +106,9 @@ def test_maintenance_and_training_go_on_while_every_ranked_slot_is_busy(tmp_path
             "--concurrency",
             "1",  # one ranked slot, which the slow match holds
         ],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        env,
+        log,
+        new_session=True,
     )
     seen: set[int] = set()
     try:
