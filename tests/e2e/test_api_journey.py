@@ -22,13 +22,18 @@ def wait_until(check, timeout_s: float = 120.0, every_s: float = 0.5):  # type: 
     return wait_for(check, timeout_s=timeout_s, what=described(check), every_s=every_s)
 
 
-def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
+def _create_user(stack: Stack, name: str) -> None:
+    """A plain user ``name`` with the password ``<name>-pass-123``."""
     stack.manage(
         "shell",
         "-c",
         "from arena.accounts.models import User; "
-        "User.objects.create_user('dana', password='dana-pass-123')",
+        f"User.objects.create_user({name!r}, password={name + '-pass-123'!r})",
     )
+
+
+def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
+    _create_user(stack, "dana")
     token = get_token(stack.url, "dana", "dana-pass-123")
     agent = tmp_path / "starter.py"
     agent.write_text(get_game_spec(GAME).starter_source())
@@ -74,12 +79,7 @@ def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
 
 
 def test_a_broken_upload_is_refused_with_its_line(stack: Stack, tmp_path: Path) -> None:
-    stack.manage(
-        "shell",
-        "-c",
-        "from arena.accounts.models import User; "
-        "User.objects.create_user('erin', password='erin-pass-123')",
-    )
+    _create_user(stack, "erin")
     token = get_token(stack.url, "erin", "erin-pass-123")
     agent = tmp_path / "broken.py"
     agent.write_text(f'class Agent:\n    GAME = "{GAME}"\n    def on_turn(self, state)\n')
@@ -94,12 +94,7 @@ def test_arena_submit_uploads_waits_and_explains_refusals(
 ) -> None:
     from arena_cli.main import main
 
-    stack.manage(
-        "shell",
-        "-c",
-        "from arena.accounts.models import User; "
-        "User.objects.create_user('gil', password='gil-pass-123')",
-    )
+    _create_user(stack, "gil")
     login = ["--server", stack.url, "--username", "gil", "--password", "gil-pass-123"]
     good = tmp_path / "gil_bot.py"
     good.write_text(get_game_spec(GAME).starter_source())
