@@ -33,16 +33,22 @@ from tests.conftest import require_part
 
 
 @dataclass
-class Stack:
-    """A running platform: its URL, environment and log files."""
+class Served:
+    """A running web server of the platform: its URL and environment."""
 
     url: str
     env: dict[str, str]
-    logs: Path
 
     def manage(self, *args: str) -> str:
-        """Run a management command against this stack's database."""
+        """Run a management command against this platform's database."""
         return manage(self.env, *args)
+
+
+@dataclass
+class Stack(Served):
+    """A running platform (web server and worker) and its log files."""
+
+    logs: Path
 
 
 def http_get(

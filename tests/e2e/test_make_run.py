@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -64,6 +64,25 @@ def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
     for pid in seen:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def _start_arena_run(
+    env: dict[str, str], port: int, log: IO[bytes], *args: str
+) -> subprocess.Popen[bytes]:
+    """``manage.py arena_run`` serving on 127.0.0.1:``port``, in a process group of its own."""
+    return start_process(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "arena_run",
+            "--addr",
+            f"127.0.0.1:{port}",
+            *args,
+        ],
+        env,
+        log,
+        new_session=True,
+    )
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -179,20 +198,7 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         ARENA_MATCHMAKING_INTERVAL_S="1",
     )
     log = (tmp_path / "run.log").open("wb")
-    proc = start_process(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "arena_run",
-            "--addr",
-            f"127.0.0.1:{port}",
-            "--concurrency",
-            "1",
-        ],
-        env,
-        log,
-        new_session=True,
-    )
+    proc = _start_arena_run(env, port, log, "--concurrency", "1")
     seen: set[int] = set()  # every process of the run, to check none outlives it
 
     def remember() -> None:

@@ -10,30 +10,16 @@ from typing import Any
 
 import pytest
 
+from games.core import get_game_spec
 from tests.conftest import wait_for
 from tests.e2e.conftest import Stack, http_get
+from tests.e2e.test_worker_nodes import SEED_LADDER
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
-SEED = """
-import hashlib
-from arena.accounts.models import User
-from arena.ratings.services import rating_ensure
-from arena.submissions.models import Agent, Submission
-from games.core import get_game_spec
-
-spec = get_game_spec("simple-card")
-source = spec.starter_source()
-for name in ("mo", "ng"):
-    owner = User.objects.create_user(name, password=name + "-pass-123")
-    agent = Agent.objects.create(owner=owner, game=spec.id, name="starter")
-    submission = Submission.objects.create(
-        agent=agent, version=1, source=source, game_version=spec.version,
-        sha256=hashlib.sha256(source.encode()).hexdigest(),
-        status=Submission.Status.ACCEPTED, active=True,
-    )
-    rating_ensure(submission=submission)
-"""
+SEED = SEED_LADDER.format(
+    game="simple-card", players=("mo", "ng"), source=get_game_spec("simple-card").starter_source()
+)
 
 HEARTBEATS = """
 import json

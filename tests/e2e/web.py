@@ -25,19 +25,14 @@ from devtools.parts import (
     wait_http,
 )
 from tests.conftest import require_part
+from tests.e2e.conftest import Served
 
 
 @dataclass
-class Site:
-    """A running web server: its URL and environment (for ``manage``)."""
+class Site(Served):
+    """A running web server (no worker) and its log."""
 
-    url: str
-    env: dict[str, str]
     log: Path
-
-    def manage(self, *args: str) -> str:
-        """Run a management command against this site's database."""
-        return manage(self.env, *args)
 
     def shell(self, code: str) -> str:
         """Run Python in ``manage.py shell`` against this site's database."""
