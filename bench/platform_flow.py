@@ -33,9 +33,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from arena_cli.submit_cmd import api_request, get_token, upload  # noqa: E402
 from devtools.parts import (  # noqa: E402
+    celery_command,
     free_port,
     manage,
+    runserver_command,
     sqlite_platform_env,
+    start_process,
     wait_for_port,
 )
 from games.core import available_game_ids, get_game_spec  # noqa: E402
@@ -79,39 +82,19 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         logs = (var / "worker.log").open("wb")
         stack.callback(logs.close)
         procs = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "arena.celery_app",
+            start_process(
+                celery_command(
                     "worker",
                     # No -Q: every queue of the platform's instance (CELERY_TASK_QUEUES).
                     "--concurrency",
                     "1",
                     "--loglevel",
                     "WARNING",
-                ],
-                env=env,
-                cwd=ROOT,
-                stdout=logs,
-                stderr=subprocess.STDOUT,
+                ),
+                env,
+                logs,
             ),
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    str(ROOT / "manage.py"),
-                    "runserver",
-                    f"127.0.0.1:{port}",
-                    "--noreload",
-                    "--insecure",
-                ],
-                env=env,
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            ),
+            start_process(runserver_command(port), env, subprocess.DEVNULL),
         ]
 
         def stop() -> None:

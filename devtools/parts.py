@@ -13,9 +13,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,6 +62,62 @@ def wait_for_port(port: int, timeout_s: float = 90.0) -> bool:
                 return True
         time.sleep(0.1)
     return False
+
+
+def wait_http(url: str, timeout_s: float = 30.0) -> None:
+    """Return once ``url`` answers HTTP (any status but an error); raise after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own loopback server
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer")
+
+
+def celery_command(*args: str) -> list[str]:
+    """``celery -A arena.celery_app <args>`` (a worker or beat) with this Python."""
+    return [sys.executable, "-m", "celery", "-A", "arena.celery_app", *args]
+
+
+def runserver_command(port: int) -> list[str]:
+    """Django's development server on 127.0.0.1:``port``, serving static files, no reloader."""
+    return [
+        sys.executable,
+        str(ROOT / "manage.py"),
+        "runserver",
+        f"127.0.0.1:{port}",
+        "--noreload",
+        "--insecure",
+    ]
+
+
+def start_process(
+    command: list[str], env: dict[str, str], log: IO[bytes] | int, *, new_session: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start a platform process in the repository with ``env``, its output (stdout and stderr)
+    to ``log``; with ``new_session``, in a process group of its own."""
+    return subprocess.Popen(
+        command,
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=new_session,
+    )
+
+
+def stop_processes(*procs: subprocess.Popen[bytes], timeout_s: float = 20) -> None:
+    """SIGTERM to every process, then wait up to ``timeout_s`` for each; kill what outlasts it."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def redis_available() -> bool:

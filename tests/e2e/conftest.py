@@ -5,10 +5,8 @@ sandbox image, else the process backend)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
-import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from devtools.parts import (
-    ROOT,
+    celery_command,
     free_port,
     manage,
     platform_env,
@@ -26,33 +24,44 @@ from devtools.parts import (
     postgres_server,
     redis_available,
     redis_server,
+    runserver_command,
+    start_process,
+    stop_processes,
     wait_for_port,
+    wait_http,
 )
 from tests.conftest import require_part
 
 
 @dataclass
-class Stack:
-    """A running platform: its URL, environment and log files."""
+class Served:
+    """A running web server of the platform: its URL and environment."""
 
     url: str
     env: dict[str, str]
-    logs: Path
 
     def manage(self, *args: str) -> str:
-        """Run a management command against this stack's database."""
+        """Run a management command against this platform's database."""
         return manage(self.env, *args)
 
 
-def _wait_http(url: str, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own loopback server
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer")
+@dataclass
+class Stack(Served):
+    """A running platform (web server and worker) and its log files."""
+
+    logs: Path
+
+
+def http_get(
+    url: str, *, timeout_s: float, headers: dict[str, str] | None = None
+) -> tuple[int, bytes, dict[str, str]]:
+    """GET ``url`` from our own loopback server: status, body and headers, an error status too."""
+    request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 - loopback
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
+            return response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers)
 
 
 @contextmanager
@@ -77,13 +86,8 @@ def platform_stack(*, exclude_roles: Sequence[str] = (), **settings: str) -> Ite
         worker_log = (logs / "worker.log").open("wb")
         web_log = (logs / "web.log").open("wb")
         excluded = [f"{env['ARENA_INSTANCE_ID']}.{role}" for role in exclude_roles]
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
+        worker = start_process(
+            celery_command(
                 "worker",
                 "-B",
                 # No -Q: the worker consumes every queue of its own instance (CELERY_TASK_QUEUES,
@@ -95,39 +99,18 @@ def platform_stack(*, exclude_roles: Sequence[str] = (), **settings: str) -> Ite
                 "INFO",
                 "-s",
                 str(var / "beat-schedule"),
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=worker_log,
-            stderr=subprocess.STDOUT,
+            ),
+            env,
+            worker_log,
         )
-        web = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "manage.py"),
-                "runserver",
-                f"127.0.0.1:{port}",
-                "--noreload",
-                "--insecure",
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=web_log,
-            stderr=subprocess.STDOUT,
-        )
+        web = start_process(runserver_command(port), env, web_log)
         try:
             # Generous: on a loaded host the system checks alone can take tens of seconds.
             assert wait_for_port(port, 120), (logs / "web.log").read_text()
-            _wait_http(f"http://127.0.0.1:{port}/")
+            wait_http(f"http://127.0.0.1:{port}/")
             yield Stack(url=f"http://127.0.0.1:{port}", env=env, logs=logs)
         finally:
-            for proc in (web, worker):
-                proc.terminate()
-            for proc in (web, worker):
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_processes(web, worker)
             worker_log.close()
             web_log.close()
             if os.environ.get("ARENA_E2E_KEEP_LOGS"):

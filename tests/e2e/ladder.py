@@ -9,11 +9,10 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from devtools.parts import ROOT, manage
+from devtools.parts import celery_command, manage, start_process
 from tests.conftest import wait_for
 
 #: How long a worker has to say it is ready (Django, the broker, its pool processes) on a busy
@@ -117,46 +116,26 @@ class Worker:
         self.starts = 0
 
     def beat(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "-s",
-                str(self.var / "beat-schedule"),
-            ],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        return start_process(
+            celery_command("beat", "--loglevel", "INFO", "-s", str(self.var / "beat-schedule")),
+            self.env,
+            self.log,
+            new_session=True,
         )
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
+        self.proc = start_process(
+            celery_command(
                 "worker",
                 # No -Q: every queue of the worker's own instance (CELERY_TASK_QUEUES).
                 "--concurrency",
                 "2",
                 "--loglevel",
                 "INFO",
-            ],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            ),
+            self.env,
+            self.log,
+            new_session=True,
         )
         self.starts += 1
 

@@ -23,6 +23,13 @@ def hold(token: str, seconds: float) -> None:
     ended (``<token>.<pid>.done``)."""
     folder = _folder()
     pid = os.getpid()
-    (folder / f"{token}.{pid}.start").write_text(str(time.time()))
+    _say(folder / f"{token}.{pid}.start")
     time.sleep(seconds)
-    (folder / f"{token}.{pid}.done").write_text(str(time.time()))
+    _say(folder / f"{token}.{pid}.done")
+
+
+def _say(path: Path) -> None:
+    """Write the time into ``path`` whole: aside, then renamed (the test reads it at once)."""
+    draft = path.with_name(path.name + ".tmp")
+    draft.write_text(str(time.time()))
+    draft.replace(path)

@@ -4,14 +4,13 @@ its prints, activate it, and see ranked matches played and its Elo on the leader
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from arena_cli.submit_cmd import ApiError, api_request, get_token, upload, wait_for_status
 from games.core import available_game_ids, get_game_spec
-from tests.conftest import described
+from tests.conftest import described, wait_for
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres]
@@ -20,22 +19,21 @@ GAME = "split-or-steal" if "split-or-steal" in available_game_ids() else "simple
 
 
 def wait_until(check, timeout_s: float = 120.0, every_s: float = 0.5):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every_s)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {described(check)}")
+    return wait_for(check, timeout_s=timeout_s, what=described(check), every_s=every_s)
 
 
-def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
+def _create_user(stack: Stack, name: str) -> None:
+    """A plain user ``name`` with the password ``<name>-pass-123``."""
     stack.manage(
         "shell",
         "-c",
         "from arena.accounts.models import User; "
-        "User.objects.create_user('dana', password='dana-pass-123')",
+        f"User.objects.create_user({name!r}, password={name + '-pass-123'!r})",
     )
+
+
+def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
+    _create_user(stack, "dana")
     token = get_token(stack.url, "dana", "dana-pass-123")
     agent = tmp_path / "starter.py"
     agent.write_text(get_game_spec(GAME).starter_source())
@@ -81,12 +79,7 @@ def test_upload_train_activate_and_climb(stack: Stack, tmp_path: Path) -> None:
 
 
 def test_a_broken_upload_is_refused_with_its_line(stack: Stack, tmp_path: Path) -> None:
-    stack.manage(
-        "shell",
-        "-c",
-        "from arena.accounts.models import User; "
-        "User.objects.create_user('erin', password='erin-pass-123')",
-    )
+    _create_user(stack, "erin")
     token = get_token(stack.url, "erin", "erin-pass-123")
     agent = tmp_path / "broken.py"
     agent.write_text(f'class Agent:\n    GAME = "{GAME}"\n    def on_turn(self, state)\n')
@@ -101,12 +94,7 @@ def test_arena_submit_uploads_waits_and_explains_refusals(
 ) -> None:
     from arena_cli.main import main
 
-    stack.manage(
-        "shell",
-        "-c",
-        "from arena.accounts.models import User; "
-        "User.objects.create_user('gil', password='gil-pass-123')",
-    )
+    _create_user(stack, "gil")
     login = ["--server", stack.url, "--username", "gil", "--password", "gil-pass-123"]
     good = tmp_path / "gil_bot.py"
     good.write_text(get_game_spec(GAME).starter_source())

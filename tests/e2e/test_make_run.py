@@ -18,13 +18,16 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
-from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
+from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_for_port
 from games.core import get_game_spec
+from tests.arena.matches.test_arena_run import _alive
+from tests.conftest import wait_for
+from tests.e2e.conftest import http_get
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -50,23 +53,8 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting for its parent counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _wait(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=0.3)
 
 
 def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
@@ -78,12 +66,28 @@ def _kill_leftovers(proc: subprocess.Popen[bytes], seen: set[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def _start_arena_run(
+    env: dict[str, str], port: int, log: IO[bytes], *args: str
+) -> subprocess.Popen[bytes]:
+    """``manage.py arena_run`` serving on 127.0.0.1:``port``, in a process group of its own."""
+    return start_process(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "arena_run",
+            "--addr",
+            f"127.0.0.1:{port}",
+            *args,
+        ],
+        env,
+        log,
+        new_session=True,
+    )
+
+
 def _get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+    status, body, _ = http_get(url, timeout_s=30)
+    return status, body
 
 
 def _concurrent_gets(urls: list[str]) -> tuple[list[int], list[str]]:
@@ -194,22 +198,7 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         ARENA_MATCHMAKING_INTERVAL_S="1",
     )
     log = (tmp_path / "run.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "arena_run",
-            "--addr",
-            f"127.0.0.1:{port}",
-            "--concurrency",
-            "1",
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    proc = _start_arena_run(env, port, log, "--concurrency", "1")
     seen: set[int] = set()  # every process of the run, to check none outlives it
 
     def remember() -> None:

@@ -5,37 +5,21 @@ sandbox image, else the process backend)."""
 from __future__ import annotations
 
 import json
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Stack
+from games.core import get_game_spec
+from tests.conftest import wait_for
+from tests.e2e.conftest import Stack, http_get
+from tests.e2e.test_worker_nodes import SEED_LADDER
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
-SEED = """
-import hashlib
-from arena.accounts.models import User
-from arena.ratings.services import rating_ensure
-from arena.submissions.models import Agent, Submission
-from games.core import get_game_spec
-
-spec = get_game_spec("simple-card")
-source = spec.starter_source()
-for name in ("mo", "ng"):
-    owner = User.objects.create_user(name, password=name + "-pass-123")
-    agent = Agent.objects.create(owner=owner, game=spec.id, name="starter")
-    submission = Submission.objects.create(
-        agent=agent, version=1, source=source, game_version=spec.version,
-        sha256=hashlib.sha256(source.encode()).hexdigest(),
-        status=Submission.Status.ACCEPTED, active=True,
-    )
-    rating_ensure(submission=submission)
-"""
+SEED = SEED_LADDER.format(
+    game="simple-card", players=("mo", "ng"), source=get_game_spec("simple-card").starter_source()
+)
 
 HEARTBEATS = """
 import json
@@ -48,22 +32,12 @@ print("RESULT=" + json.dumps([
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
-    request = urllib.request.Request(url, headers=headers or {})  # noqa: S310 - loopback
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+    status, body, _ = http_get(url, timeout_s=10, headers=headers)
+    return status, body.decode()
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout_s: float = 180.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"waited {timeout_s} s for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=0.5)
 
 
 def sample(text: str, name: str, **labels: str) -> float:

@@ -8,11 +8,8 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,15 +17,17 @@ from typing import Any
 import pytest
 
 from devtools.parts import (
-    ROOT,
     _pg_bin,
     free_port,
     manage,
     platform_env,
     postgres_available,
+    runserver_command,
+    start_process,
     wait_for_port,
 )
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
+from tests.e2e.conftest import http_get
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]
 
@@ -100,21 +99,12 @@ class Postgres:
 
 
 def get(url: str) -> tuple[int, str, dict[str, str]]:
-    try:
-        with urllib.request.urlopen(url, timeout=20) as response:  # noqa: S310 - loopback
-            return response.status, response.read().decode(), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode(), dict(exc.headers)
+    status, body, headers = http_get(url, timeout_s=20)
+    return status, body.decode(), headers
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout_s: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"waited {timeout_s} s for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=0.5)
 
 
 def test_pages_answer_503_while_postgres_is_down_and_recover_after(tmp_path: Path) -> None:
@@ -126,11 +116,7 @@ def test_pages_answer_503_while_postgres_is_down_and_recover_after(tmp_path: Pat
         manage(env, "migrate", "--verbosity", "0")
         port = free_port()
         log = (tmp_path / "web.log").open("wb")
-        web = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "runserver", f"127.0.0.1:{port}",
-             "--noreload", "--insecure"],
-            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        web = start_process(runserver_command(port), env, log)
         assert wait_for_port(port, 60)
         base = f"http://127.0.0.1:{port}"
         wait_until(lambda: get(base + "/")[0] == 200, "the home page")

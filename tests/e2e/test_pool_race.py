@@ -38,7 +38,14 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
-from devtools.parts import ROOT, manage, platform_env, redis_available, redis_server
+from devtools.parts import (
+    ROOT,
+    manage,
+    platform_env,
+    redis_available,
+    redis_server,
+    start_process,
+)
 from tests.conftest import require_part, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -197,7 +204,7 @@ def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: st
         folder = var / "pool-race"
         log_path = var / "worker.log"
         log = log_path.open("ab")
-        worker = subprocess.Popen(
+        worker = start_process(
             [
                 sys.executable,
                 str(ROOT / "manage.py"),
@@ -210,11 +217,9 @@ def test_a_job_handed_to_a_child_as_it_is_killed_leaves_no_slot_taken(broker: st
                 "--include",
                 "tests.e2e.pool_race_tasks",
             ],
-            env=env,
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            env,
+            log,
+            new_session=True,
         )
         kills = 0
         try:

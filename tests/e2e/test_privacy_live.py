@@ -12,19 +12,11 @@ from typing import Any
 
 import pytest
 
+from tests.arena.matches.test_privacy import SECRET_SOURCE, SECRETS
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
-SECRET_SOURCE = """
-class Agent:
-    GAME = "simple-card"
-
-    def on_turn(self, round_state):
-        print("printed-secret-42")
-        raise RuntimeError("exception-secret-" + "hunter2")  # source-line-secret
-"""
-SECRETS = ("printed-secret-42", "exception-secret-hunter2", "source-line-secret", "Traceback")
 
 #: Creates alice (owner) and bob (another plain user), alice's two agents, and one ranked match
 #: each, enqueued to the real worker on commit. Prints the match ids.

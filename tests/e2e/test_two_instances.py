@@ -29,6 +29,7 @@ from devtools.parts import manage, platform_env, run_instance_id
 from sandbox.limits import SANDBOX_IMAGE
 from tests.conftest import require_part, wait_for
 from tests.e2e.ladder import REAP, REAP_MATCHES, SETUP, STOP_LADDER, Worker, report, shell
+from tests.e2e.test_fault_injection import _docker_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.docker]
 
@@ -39,16 +40,6 @@ MATCHES = 8
 PLAY_S = 300.0
 SETTLE_S = 180.0
 IMAGE = SANDBOX_IMAGE
-
-
-def _docker_ready() -> bool:
-    try:
-        done = subprocess.run(
-            ["docker", "image", "inspect", IMAGE], capture_output=True, timeout=20, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
 
 
 class Platform:

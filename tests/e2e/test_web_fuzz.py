@@ -248,24 +248,17 @@ def _form_requests(
         for field in good:
             for value in BAD_VALUES:
                 yield "POST", path, {"data": dict(good, **{field: _b(value)})}, signed_in
-    for source in PARSE_BOMBS:
-        payload = source.encode("utf-8", "surrogatepass")
+    uploads = [("bomb", source.encode("utf-8", "surrogatepass")) for source in PARSE_BOMBS]
+    uploads += [
+        ("bin", raw) for raw in (b"\x89PNG\r\n\x1a\n\x00", b"", b"\xff" * 1000, b"#" * (300 * 1024))
+    ]
+    for name, payload in uploads:
         yield (
             "POST",
             "/submissions/upload/",
             {
-                "data": {"name": "bomb"},
+                "data": {"name": name},
                 "files": {"file": ("agent.py", payload)},
-            },
-            True,
-        )
-    for raw in (b"\x89PNG\r\n\x1a\n\x00", b"", b"\xff" * 1000, b"#" * (300 * 1024)):
-        yield (
-            "POST",
-            "/submissions/upload/",
-            {
-                "data": {"name": "bin"},
-                "files": {"file": ("agent.py", raw)},
             },
             True,
         )

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from pathlib import Path
@@ -23,15 +22,17 @@ import pytest
 
 from devtools.parts import (
     ROOT,
+    celery_command,
     manage,
     platform_env,
     postgres_available,
     postgres_server,
     redis_available,
     redis_server,
+    start_process,
 )
 from games.core import get_game_spec
-from tests.conftest import require_part
+from tests.conftest import require_part, wait_for
 
 pytestmark = [
     pytest.mark.e2e,
@@ -147,13 +148,7 @@ def _owner_pid(container: dict[str, Any]) -> int | None:
 
 
 def _wait(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 1.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(every_s)
-    raise AssertionError(f"gave up after {timeout_s} s waiting for {what}")
+    return wait_for(check, timeout_s=timeout_s, what=what, every_s=every_s)
 
 
 class Node:
@@ -163,7 +158,7 @@ class Node:
         self.name = f"{name}@{HOST}"
         self.log_path = logs / f"{name}.log"
         self._log = self.log_path.open("wb")
-        self.proc = subprocess.Popen(
+        self.proc = start_process(
             [
                 sys.executable,
                 str(ROOT / "manage.py"),
@@ -173,11 +168,9 @@ class Node:
                 "--concurrency",
                 "1",
             ],
-            env=env,
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            env,
+            self._log,
+            new_session=True,
         )
         self.pids: set[int] = {self.proc.pid}  # every process the node ever had
         self.containers: set[str] = set()  # every sandbox container its processes created
@@ -276,24 +269,11 @@ def test_two_worker_nodes_share_a_ladder_and_finish_a_killed_nodes_match(
         a = Node("a", env, logs)
         b = Node("b", env, logs)
         beat_log = (logs / "beat.log").open("wb")
-        beat = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "arena.celery_app",
-                "beat",
-                "-s",
-                str(var / "beat-schedule"),
-                "--loglevel",
-                "INFO",
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=beat_log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        beat = start_process(
+            celery_command("beat", "-s", str(var / "beat-schedule"), "--loglevel", "INFO"),
+            env,
+            beat_log,
+            new_session=True,
         )
 
         def teardown() -> None:

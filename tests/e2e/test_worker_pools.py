@@ -7,16 +7,14 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from devtools.parts import ROOT, free_port, manage, platform_env, wait_for_port
+from devtools.parts import free_port, manage, platform_env, wait_for_port
 from games.core import get_game_spec
-from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _wait
+from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _start_arena_run, _wait
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -97,22 +95,8 @@ def test_maintenance_and_training_go_on_while_every_ranked_slot_is_busy(tmp_path
     port = free_port()
     log_path = tmp_path / "run.log"
     log = log_path.open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "arena_run",
-            "--addr",
-            f"127.0.0.1:{port}",
-            "--concurrency",
-            "1",  # one ranked slot, which the slow match holds
-        ],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    # One ranked slot, which the slow match holds.
+    proc = _start_arena_run(env, port, log, "--concurrency", "1")
     seen: set[int] = set()
     try:
         assert wait_for_port(port, 120), log_path.read_text()

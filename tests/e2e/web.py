@@ -4,11 +4,8 @@ PostgreSQL, no worker (queued matches stay queued, so validations stay "in fligh
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,28 +14,25 @@ from pathlib import Path
 import requests
 
 from devtools.parts import (
-    ROOT,
     free_port,
     manage,
     platform_env,
     postgres_available,
     postgres_server,
+    start_process,
+    stop_processes,
     wait_for_port,
+    wait_http,
 )
 from tests.conftest import require_part
+from tests.e2e.conftest import Served
 
 
 @dataclass
-class Site:
-    """A running web server: its URL and environment (for ``manage``)."""
+class Site(Served):
+    """A running web server (no worker) and its log."""
 
-    url: str
-    env: dict[str, str]
     log: Path
-
-    def manage(self, *args: str) -> str:
-        """Run a management command against this site's database."""
-        return manage(self.env, *args)
 
     def shell(self, code: str) -> str:
         """Run Python in ``manage.py shell`` against this site's database."""
@@ -101,7 +95,7 @@ def live_site(database: str = "postgres", **settings: str) -> Iterator[Site]:
         port = free_port()
         log_path = var / "web.log"
         with log_path.open("wb") as log:
-            web = subprocess.Popen(
+            web = start_process(
                 [
                     sys.executable,
                     "-m",
@@ -116,31 +110,13 @@ def live_site(database: str = "postgres", **settings: str) -> Iterator[Site]:
                     "--graceful-timeout",
                     "5",
                 ],
-                env=env,
-                cwd=ROOT,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                env,
+                log,
             )
             try:
                 assert wait_for_port(port, timeout_s=30), log_path.read_text()
-                _wait_http(f"http://127.0.0.1:{port}/api/games")
+                wait_http(f"http://127.0.0.1:{port}/api/games")
                 yield Site(url=f"http://127.0.0.1:{port}", env=env, log=log_path)
             finally:
-                web.terminate()
-                try:
-                    web.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    web.kill()
-                    web.wait()
+                stop_processes(web)
     shutil.rmtree(var, ignore_errors=True)
-
-
-def _wait_http(url: str, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own loopback server
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer")
