@@ -64,9 +64,14 @@ def agent_panel(request: HttpRequest, agent: Agent) -> dict[str, Any]:
         ),
         "challengers": challengers,
         "pauses": list(
-            LadderPause.objects.filter(submission__agent=agent).select_related("submission")[:5]
+            LadderPause.objects.filter(submission__agent=agent)
+            .select_related("submission")
+            .defer("submission__source")[:5]
         ),
-        "head_to_head": selectors.head_to_head(agent=agent, viewer=user)[:PANEL_OPPONENTS],
+        "head_to_head": selectors.head_to_head(
+            agent=agent, viewer=user, recent=selectors.RECENT_MATCHES
+        )[:PANEL_OPPONENTS],
+        "recent_matches": selectors.RECENT_MATCHES,
         "mean_payoff": _mean_payoff_game(agent.game),
     }
 

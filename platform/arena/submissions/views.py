@@ -243,7 +243,7 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         mine = next((p for p in seats if p.submission.agent_id == the_agent.pk), None)
         others = [p for p in seats if p is not mine]
         rows.append({"match": m, "mine": mine, "opponents": others})
-    versions = list(the_agent.submissions.select_related("rating"))
+    versions = list(the_agent.submissions.select_related("rating").defer("source"))
     active = [s for s in versions if s.active]
     waits = [(s, ladder_wait(submission=s)) for s in sorted(active, key=lambda s: -s.version)]
     return render(

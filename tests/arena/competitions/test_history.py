@@ -133,6 +133,29 @@ def test_head_to_head_counts_and_the_pair_page() -> None:
     )
 
 
+def test_the_agent_pages_head_to_head_counts_its_latest_matches_and_the_table_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena.competitions import selectors
+
+    a, b, c = make_entries("split-or-steal", 3)
+    play(a, c, "win")  # the oldest: out of the agent page's window of 3
+    for outcome in ("win", "loss", "draw"):
+        play(b, a, outcome)
+    monkeypatch.setattr(selectors, "RECENT_MATCHES", 3)
+    agent_page = Client().get(f"/submissions/agents/{a.agent_id}/").content.decode()
+    panel = agent_page.split('id="head-to-head"')[1].split("</table>")[0]
+    assert f'data-opponent="{b.agent_id}"' in panel and f'data-opponent="{c.agent_id}"' not in panel
+    assert "latest 3 matches" in agent_page
+    # b's seat is 0 in these: a's outcomes are the other side's (loss, win, draw).
+    recent = selectors.head_to_head(agent=a.agent, viewer=None, recent=3)
+    assert [(r["opponent_id"], r["played"], r["wins"], r["losses"]) for r in recent] == [
+        (b.agent_id, 3, 1, 1)
+    ]
+    table = Client().get(f"/agents/{a.agent_id}/head-to-head/").content.decode()
+    assert f'data-opponent="{c.agent_id}"' in table and f'data-opponent="{b.agent_id}"' in table
+
+
 def test_history_pages_cost_the_same_queries_at_two_sizes() -> None:
     counts = []
     for agents, matches in ((3, 4), (12, 150)):
