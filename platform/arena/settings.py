@@ -247,6 +247,10 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "visibility_timeout": int(os.environ.get("ARENA_BROKER_VISIBILITY_TIMEOUT_S", "3600"))
     }
+    if REDIS_URL.split("://", 1)[0] in ("redis", "rediss"):
+        # kombu's Redis transport that can send a matchmaking pass's matches in one round trip
+        # (arena.celery_redis); other schemes (sentinel, a socket) keep kombu's own.
+        CELERY_BROKER_TRANSPORT = "arena.celery_redis:Transport"
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
