@@ -21,10 +21,8 @@ from devtools.parts import (
     _pg_bin,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
 )
-from tests.conftest import require_part
+from tests.e2e.servers import postgres
 from tests.e2e.test_worker_nodes import LADDER_STATE, _result, _wait
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -100,8 +98,7 @@ def _sqlite() -> Iterator[Any]:
 
 @contextmanager
 def _postgres() -> Iterator[Any]:
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
-    with postgres_server() as url:
+    with postgres() as url:
         base = url.rsplit("/", 1)[0]
         port = base.rsplit(":", 1)[1]
 

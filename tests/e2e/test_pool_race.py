@@ -42,11 +42,11 @@ from devtools.parts import (
     ROOT,
     manage,
     platform_env,
-    redis_available,
     redis_server,
     start_process,
 )
 from tests.conftest import require_part, wait_for
+from tests.e2e.servers import require_redis
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -71,7 +71,7 @@ def _platform(broker: str, var: Path) -> Iterator[dict[str, str]]:
     # Agents never run here: the process sandbox keeps the worker from starting containers.
     sandbox = {"ARENA_SANDBOX_BACKEND": "process", "ARENA_ALLOW_PROCESS_SANDBOX": "1"}
     if broker == "redis":
-        require_part(redis_available(), "redis-server (apt-get install redis-server)")
+        require_redis()
         with redis_server() as redis_url:
             yield platform_env(var, database, REDIS_URL=redis_url, **sandbox)
     else:
