@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from devtools.parts import (
+    PROCESS_SANDBOX,
     ROOT,
     _pg_bin,
     manage,
@@ -78,8 +79,7 @@ def _env(var: Path, db_url: str) -> dict[str, str]:
         var,
         db_url,
         ARENA_CELERY_EAGER="1",
-        ARENA_SANDBOX_BACKEND="process",
-        ARENA_ALLOW_PROCESS_SANDBOX="1",
+        **PROCESS_SANDBOX,
         ARENA_HOUSE_GAMES_PER_DAY="1000000",
         ARENA_MATCHMAKING_QUEUE_MAX="0",
         DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1",

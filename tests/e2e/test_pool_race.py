@@ -39,6 +39,7 @@ import pytest
 from celery import Celery
 
 from devtools.parts import (
+    PROCESS_SANDBOX,
     ROOT,
     manage,
     platform_env,
@@ -69,13 +70,12 @@ TASK = "pool_race.hold"  # tests/e2e/pool_race_tasks.py
 def _platform(broker: str, var: Path) -> Iterator[dict[str, str]]:
     database = f"sqlite:///{var / 'arena.sqlite3'}"
     # Agents never run here: the process sandbox keeps the worker from starting containers.
-    sandbox = {"ARENA_SANDBOX_BACKEND": "process", "ARENA_ALLOW_PROCESS_SANDBOX": "1"}
     if broker == "redis":
         require_redis()
         with redis_server() as redis_url:
-            yield platform_env(var, database, REDIS_URL=redis_url, **sandbox)
+            yield platform_env(var, database, REDIS_URL=redis_url, **PROCESS_SANDBOX)
     else:
-        yield platform_env(var, database, **sandbox)
+        yield platform_env(var, database, **PROCESS_SANDBOX)
 
 
 def _sender(env: dict[str, str], var: Path) -> Celery:
