@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from devtools.parts import sqlite_platform_env  # noqa: E402
+from devtools.parts import PROCESS_SANDBOX, sqlite_platform_env  # noqa: E402
 
 GAME = "simple-card"
 
@@ -133,8 +133,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, var, ignore_errors=True)
         extra = {
-            "ARENA_SANDBOX_BACKEND": "process",
-            "ARENA_ALLOW_PROCESS_SANDBOX": "1",
+            **PROCESS_SANDBOX,
             "ARENA_CHALLENGES_PER_HOUR": str(args.quota),
             "ARENA_LOG_LEVEL": "WARNING",
             "DJANGO_ALLOWED_HOSTS": "testserver",

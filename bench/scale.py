@@ -54,6 +54,7 @@ from devtools.parts import (  # noqa: E402
     redis_available,
     redis_server,
 )
+from devtools.queries import run_recording_queries  # noqa: E402
 
 GAME = "split-or-steal"
 
@@ -345,19 +346,9 @@ def seeded_before() -> dict[str, Any] | None:
 
 def measure(fetch: Callable[[], Any], requests: int) -> dict[str, Any]:
     """p50/p95 ms, queries and bytes of one page."""
-    from django.db import connection
-
     for _ in range(3):
         fetch()
-    executed: list[str] = []
-
-    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        executed.append(sql)
-        return execute(sql, params, many, context)
-
-    # Not CaptureQueriesContext: a request resets the connection's query log when it starts.
-    with connection.execute_wrapper(count):
-        response = fetch()
+    response, executed = run_recording_queries(fetch)
     if response.status_code != 200:
         raise RuntimeError(f"status {response.status_code}: {response.content[:300]!r}")
     times, cpu = [], []
@@ -382,14 +373,7 @@ def explain(client: Any, path: str) -> None:
     """EXPLAIN ANALYZE every query of one request, on stderr."""
     from django.db import connection
 
-    seen: list[tuple[str, Any]] = []
-
-    def keep(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        seen.append((sql, params))
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(keep):
-        client.get(path)
+    _, seen = run_recording_queries(lambda: client.get(path))
     with connection.cursor() as cursor:
         for sql, params in seen:
             cursor.execute(f"EXPLAIN ANALYZE {sql}", params)

@@ -246,6 +246,12 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+#: ``platform_env`` settings that run agents as plain processes: the process backend, which
+#: isolates nothing and so must be allowed explicitly (docs/sandbox.md), for the tests and
+#: benches about queues and workers rather than containers.
+PROCESS_SANDBOX = {"ARENA_SANDBOX_BACKEND": "process", "ARENA_ALLOW_PROCESS_SANDBOX": "1"}
+
+
 def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, str]:
     """The environment a platform process (manage.py, worker, web) runs with in tests."""
     # Nothing of this process's own instance leaks in: its settings, its Redis, and the metrics

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Which top-level trees each tree may import from (games <- sandbox <- arena).
@@ -252,12 +254,23 @@ def test_no_import_circle_in_any_source_tree() -> None:
     assert _cycles(graph) == []
 
 
-def test_the_cycle_finder_sees_a_function_level_circle(tmp_path: Path) -> None:
-    modules = {"arena.a": tmp_path / "a.py", "arena.b": tmp_path / "b.py"}
-    modules["arena.a"].write_text("from arena.b import x\n")
-    modules["arena.b"].write_text("def f():\n    from arena import a\n")
+@pytest.mark.parametrize(
+    ("first", "second", "cycle"),
+    [
+        ("arena.a", "arena.b", ["arena.a", "arena.b"]),
+        ("sandbox.pool", "sandbox.engine", ["sandbox.engine", "sandbox.pool"]),
+    ],
+)
+def test_the_cycle_finder_sees_a_function_level_circle(
+    first: str, second: str, cycle: list[str], tmp_path: Path
+) -> None:
+    """``first`` imports ``second`` at its top; ``second`` imports ``first`` in a function."""
+    modules = {name: tmp_path / f"{name.rsplit('.', 1)[1]}.py" for name in (first, second)}
+    package, leaf = first.rsplit(".", 1)
+    modules[first].write_text(f"from {second} import x\n")
+    modules[second].write_text(f"def f():\n    from {package} import {leaf}\n")
     graph = {name: _arena_imports(path, name, modules) for name, path in modules.items()}
-    assert _cycles(graph) == [["arena.a", "arena.b"]]
+    assert _cycles(graph) == [cycle]
 
 
 def test_the_sandbox_parts_never_import_the_old_backend_module() -> None:
@@ -265,14 +278,6 @@ def test_the_sandbox_parts_never_import_the_old_backend_module() -> None:
     graph = _import_graph(_project_modules())
     users = sorted(m for m, imported in graph.items() if "sandbox.docker_backend" in imported)
     assert users == []
-
-
-def test_the_cycle_finder_sees_a_circle_in_the_sandbox(tmp_path: Path) -> None:
-    modules = {"sandbox.pool": tmp_path / "pool.py", "sandbox.engine": tmp_path / "engine.py"}
-    modules["sandbox.pool"].write_text("from sandbox.engine import x\n")
-    modules["sandbox.engine"].write_text("def f():\n    from sandbox import pool\n")
-    graph = {name: _arena_imports(path, name, modules) for name, path in modules.items()}
-    assert _cycles(graph) == [["sandbox.engine", "sandbox.pool"]]
 
 
 def _app_of(module: str) -> str | None:

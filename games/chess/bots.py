@@ -216,10 +216,14 @@ class _Search:
                 alpha, best = score, move
         return best
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _visit(self) -> None:
+        """Count one node searched; past the node budget the search stops (``OutOfNodes``)."""
         self.nodes += 1
         if self.nodes > self.node_budget:
             raise self.OutOfNodes
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        self._visit()
         board = self.board
         if depth <= 0:
             return self._quiesce(alpha, beta, ply, 4)
@@ -244,9 +248,7 @@ class _Search:
         return alpha
 
     def _quiesce(self, alpha: int, beta: int, ply: int, depth_left: int) -> int:
-        self.nodes += 1
-        if self.nodes > self.node_budget:
-            raise self.OutOfNodes
+        self._visit()
         board = self.board
         stand_pat = evaluate(board)
         if stand_pat >= beta:

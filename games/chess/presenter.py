@@ -35,8 +35,7 @@ def present(match: ReplayInput) -> Replay:
                 current_round,
                 f"game {current_round}: start",
                 entry.get("seq"),
-                _board(board, None, _flip(match, white)),
-                _players(match, white, clock_ms, board),
+                *_position(match, board, None, white, clock_ms),
             )
         try:
             move = chess.Move.from_uci(move_text)
@@ -53,8 +52,7 @@ def present(match: ReplayInput) -> Replay:
             current_round,
             f"{number_label} {san}",
             entry.get("seq"),
-            _board(board, move_text, _flip(match, white)),
-            _players(match, white, clock_ms, board),
+            *_position(match, board, move_text, white, clock_ms),
         )
         result = results.get(current_round) if isinstance(current_round, int) else None
         if result is not None and len(board.move_stack) == len(result.get("moves") or []):
@@ -83,6 +81,20 @@ def _flip(match: ReplayInput, white_seat: int) -> bool:
     """Black at the bottom when the viewer owns only the black seat of this game."""
     black_seat = 1 - white_seat
     return black_seat in match.viewer_seats and white_seat not in match.viewer_seats
+
+
+def _position(
+    match: ReplayInput,
+    board: chess.Board,
+    lastmove: str | None,
+    white_seat: int,
+    clock_ms: list[float],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A frame's widgets: the board (flipped for a viewer who plays black) and the players."""
+    return (
+        _board(board, lastmove, _flip(match, white_seat)),
+        _players(match, white_seat, clock_ms, board),
+    )
 
 
 def _board(board: chess.Board, lastmove: str | None, flip: bool) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from games.core.config import GameConfig, RoundsConfig
+from games.core.errors import IllegalActionError
 from games.core.figures import LadderFigure, Playthrough
 
 Action = dict[str, Any]
@@ -236,7 +237,9 @@ class RoundByRoundGame(Game):
     ``reset`` seeds the generator, counts ``self.round`` from 1, zeroes ``self.scores``, empties
     ``self.finished`` (one seat-neutral entry per finished round), then calls ``_start_match``
     and ``_start_round``; ``_finish_round`` closes a round and starts the next one, or sets
-    ``self.over`` and calls ``_end_match`` after the last.
+    ``self.over`` and calls ``_end_match`` after the last. ``_begin_step`` opens a ``step``
+    (refusing any action once over) and ``_round_order`` gives the seats in the round's turn
+    order (seat 0 first in round 1, then alternating).
     """
 
     round: int
@@ -263,6 +266,21 @@ class RoundByRoundGame(Game):
 
     def _end_match(self) -> None:
         """Tidy up after the last round (nothing by default)."""
+
+    def _round_order(self) -> list[str]:
+        """Both seats in this round's order: seat 0 first in round 1, then the first seat
+        alternates round by round."""
+        first = (self.round - 1) % 2
+        return [self.players[first], self.players[1 - first]]
+
+    def _begin_step(self, action: Action) -> tuple[str, dict[str, Any]]:
+        """The start of every ``step``: refuse any action once the match is over, else return
+        the player to act and the step's ``info`` so far (that player and a copy of ``action``).
+        """
+        if self.over:
+            raise IllegalActionError("the match is over")
+        player = self.get_current_player()
+        return player, {"player": player, "action": dict(action)}
 
     def _finish_round(
         self,

@@ -142,10 +142,6 @@ class NilRecruitmentGame(RoundByRoundGame):
         self.offers: dict[str, int] = {}
         self.turn = 1
 
-    def _order(self) -> list[str]:
-        first = (self.round - 1) % 2  # seat 0 pitches first in round 1, then it alternates
-        return [self.players[first], self.players[1 - first]]
-
     @property
     def phase(self) -> str:
         """``pitch`` until the messages are sent, then ``offer``; ``over`` at the end."""
@@ -164,7 +160,7 @@ class NilRecruitmentGame(RoundByRoundGame):
         """Pitchers alternate; then both offer in the same order; ``""`` when over."""
         if self.over:
             return ""
-        order = self._order()
+        order = self._round_order()
         if self.phase == "pitch":
             return order[len(self.messages) % 2]
         return next(p for p in order if p not in self.offers)
@@ -183,7 +179,7 @@ class NilRecruitmentGame(RoundByRoundGame):
             "recruit_values": list(self.values),
             "budgets": dict(self.budgets),
             "universities": dict(self.universities),
-            "second_speaker": self._order()[1],
+            "second_speaker": self._round_order()[1],
         }
 
     def get_private_state(self, player_id: str) -> dict[str, Any]:
@@ -226,11 +222,8 @@ class NilRecruitmentGame(RoundByRoundGame):
 
     def step(self, action: Action) -> tuple[dict[str, Any], bool]:
         """Apply a message or an offer for the current player."""
-        if self.over:
-            raise IllegalActionError("the match is over")
-        player = self.get_current_player()
+        player, info = self._begin_step(action)
         kind = action.get("action_type")
-        info: dict[str, Any] = {"player": player, "action": dict(action)}
         if self.phase == "pitch":
             if kind != "message":
                 raise IllegalActionError(
@@ -269,7 +262,7 @@ class NilRecruitmentGame(RoundByRoundGame):
         elif self.fits[a] != self.fits[b]:
             winner = a if self.fits[a] > self.fits[b] else b
         else:
-            winner = self._order()[1]  # the round's second speaker
+            winner = self._round_order()[1]  # the round's second speaker
         value = self.values[self.round - 1]
         self.budgets[winner] -= self.offers[winner]
         points = {p: value if p == winner else 0 for p in self.players}

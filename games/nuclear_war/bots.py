@@ -85,28 +85,32 @@ def equilibrium_stand_chances(payoffs: Payoffs) -> list[float]:
     return chances
 
 
-class AlwaysYieldBot:
-    """Backs down at once, every time."""
+class _Unwavering:
+    """Says ``line`` whenever it negotiates, then commits ``choice``, every time."""
 
     GAME = "nuclear-war"
+    line: str
+    choice: str
 
     def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Propose peace, then yield."""
+        """The line, then the choice."""
         if state["phase"] == "negotiate":
-            return {"type": "message", "text": "Let us both step back from the brink."}
-        return {"type": "commit", "choice": "yield"}
+            return {"type": "message", "text": self.line}
+        return {"type": "commit", "choice": self.choice}
 
 
-class AlwaysStandBot:
-    """Never backs down."""
+class AlwaysYieldBot(_Unwavering):
+    """Backs down at once, every time: proposes peace, then yields."""
 
-    GAME = "nuclear-war"
+    line = "Let us both step back from the brink."
+    choice = "yield"
 
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Threaten, then stand."""
-        if state["phase"] == "negotiate":
-            return {"type": "message", "text": "I will never back down. Yield now."}
-        return {"type": "commit", "choice": "stand"}
+
+class AlwaysStandBot(_Unwavering):
+    """Never backs down: threatens, then stands."""
+
+    line = "I will never back down. Yield now."
+    choice = "stand"
 
 
 class EquilibriumBot:

@@ -50,10 +50,6 @@ class NuclearWarGame(RoundsGame):
         self.commits: dict[str, str] = {}  # this step's hidden choices
         self.choices: dict[str, list[str]] = {p: [] for p in self.players}
 
-    def _order(self) -> list[str]:
-        first = (self.round - 1) % 2  # seat 0 speaks first in crisis 1, then it alternates
-        return [self.players[first], self.players[1 - first]]
-
     @property
     def phase(self) -> str:
         """``negotiate`` until both have spoken this step, then ``commit``; ``over`` at the end."""
@@ -67,7 +63,7 @@ class NuclearWarGame(RoundsGame):
         """Speakers in turn, then choosers in the same order; ``""`` when over."""
         if self.over:
             return ""
-        order = self._order()
+        order = self._round_order()
         if self.phase == "negotiate":
             return order[self.spoken]
         return next(p for p in order if p not in self.commits)
@@ -104,11 +100,8 @@ class NuclearWarGame(RoundsGame):
 
     def step(self, action: Action) -> tuple[dict[str, Any], bool]:
         """Apply a message or a commitment for the current player."""
-        if self.over:
-            raise IllegalActionError("the match is over")
-        player = self.get_current_player()
+        player, info = self._begin_step(action)
         kind = action.get("action_type")
-        info: dict[str, Any] = {"player": player, "action": dict(action)}
         if self.phase == "negotiate":
             if kind != "message":
                 raise IllegalActionError(

@@ -121,11 +121,8 @@ class PasscodeGame(RoundsGame):
 
     def step(self, action: Action) -> tuple[dict[str, Any], bool]:
         """Apply a question, a guess or a pass for the current player."""
-        if self.over:
-            raise IllegalActionError("the match is over")
-        player = self.get_current_player()
+        player, info = self._begin_step(action)
         kind = action.get("action_type")
-        info: dict[str, Any] = {"player": player, "action": dict(action)}
         if self.phase == "question":
             if kind != "question":
                 raise IllegalActionError(

@@ -47,10 +47,6 @@ class SplitOrStealGame(RoundsGame):
         """No message or choice is pending once the match is over."""
         self._start_round()
 
-    def _speakers(self) -> list[str]:
-        first = (self.round - 1) % 2
-        return [self.players[first], self.players[1 - first]]
-
     @property
     def phase(self) -> str:
         """``negotiate``, ``commit`` or ``over``."""
@@ -63,7 +59,7 @@ class SplitOrStealGame(RoundsGame):
         phase = self.phase
         if phase == "over":
             return ""
-        speakers = self._speakers()
+        speakers = self._round_order()
         if phase == "negotiate":
             return speakers[len(self.messages) % 2]
         return next(p for p in speakers if p not in self.commits)
@@ -77,7 +73,7 @@ class SplitOrStealGame(RoundsGame):
             "pot": self.config.pot,
             "scores": dict(self.scores),
             "messages": [dict(m) for m in self.messages],
-            "first_speaker": self._speakers()[0] if self.phase != "over" else None,
+            "first_speaker": self._round_order()[0] if self.phase != "over" else None,
             "rounds": [dict(r) for r in self.finished],
         }
 
@@ -101,12 +97,9 @@ class SplitOrStealGame(RoundsGame):
 
     def step(self, action: Action) -> tuple[dict[str, Any], bool]:
         """Apply a message or a commitment."""
-        player = self.get_current_player()
+        player, info = self._begin_step(action)
         phase = self.phase
         kind = action.get("action_type")
-        if phase == "over":
-            raise IllegalActionError("the match is over")
-        info: dict[str, Any] = {"player": player, "action": dict(action)}
         if phase == "negotiate":
             if kind != "message":
                 raise IllegalActionError(

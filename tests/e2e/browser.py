@@ -9,7 +9,8 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,21 @@ def make_driver() -> Any:
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
+@contextmanager
+def driven(failures: Path) -> Iterator[Any]:
+    """A driver from ``make_driver``, quit afterwards; when the block fails, its screenshot and
+    page source are kept first, as ``failure.png`` and ``failure.html`` in ``failures``."""
+    driver = make_driver()
+    try:
+        yield driver
+    except Exception:
+        driver.save_screenshot(str(failures / "failure.png"))
+        (failures / "failure.html").write_text(driver.page_source)
+        raise
+    finally:
+        driver.quit()
+
+
 def wait_for(check: Callable[[], Any], timeout_s: float = 120.0) -> Any:
     """Poll ``check`` until it returns something true; when ``timeout_s`` passes, fail saying
     what was awaited (the check's own source line) and the last error."""
@@ -73,9 +89,8 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
     agent_file = shots / "starter_agent.py"
     agent_file.write_text(starter_source)
     username = f"user{uuid.uuid4().hex[:8]}"
-    driver = make_driver()
     seen: dict[str, Any] = {}
-    try:
+    with driven(shots) as driver:
         driver.get(f"{base_url}/accounts/signup/")
         driver.find_element(By.NAME, "username").send_keys(username)
         driver.find_element(By.NAME, "password1").send_keys("a-long-pass-987")
@@ -132,12 +147,6 @@ def journey(base_url: str, shots: Path, game: str, starter_source: str) -> dict[
             ranked[0].click()
             seen["ranked_match"] = driver.find_element(By.TAG_NAME, "main").text
             driver.save_screenshot(str(shots / "5-ranked-match.png"))
-    except Exception:
-        driver.save_screenshot(str(shots / "failure.png"))
-        (shots / "failure.html").write_text(driver.page_source)
-        raise
-    finally:
-        driver.quit()
     return seen
 
 

@@ -20,17 +20,13 @@ from devtools.parts import (
     free_port,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
-    redis_available,
-    redis_server,
     runserver_command,
     start_process,
     stop_processes,
     wait_for_port,
     wait_http,
 )
-from tests.conftest import require_part
+from tests.e2e.servers import redis_and_postgres
 
 
 @dataclass
@@ -69,9 +65,7 @@ def platform_stack(*, exclude_roles: Sequence[str] = (), **settings: str) -> Ite
     """Start Redis, PostgreSQL, a worker with beat and the web server (``settings`` added to
     their environment); stop them afterwards. The worker consumes every queue of the instance
     but those of ``exclude_roles`` (a test then starts that pool's worker itself)."""
-    require_part(redis_available(), "redis-server (apt-get install redis-server)")
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
-    with redis_server() as redis_url, postgres_server() as db_url:
+    with redis_and_postgres() as (redis_url, db_url):
         var = Path(tempfile.mkdtemp(prefix="arena-e2e-"))
         env = platform_env(
             var,

@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 
 from devtools.parts import (
+    PROCESS_SANDBOX,
     ROOT,
     _pg_bin,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
 )
-from tests.conftest import require_part
+from tests.e2e.servers import postgres
 from tests.e2e.test_worker_nodes import LADDER_STATE, _result, _wait
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -80,8 +79,7 @@ def _env(var: Path, db_url: str) -> dict[str, str]:
         var,
         db_url,
         ARENA_CELERY_EAGER="1",
-        ARENA_SANDBOX_BACKEND="process",
-        ARENA_ALLOW_PROCESS_SANDBOX="1",
+        **PROCESS_SANDBOX,
         ARENA_HOUSE_GAMES_PER_DAY="1000000",
         ARENA_MATCHMAKING_QUEUE_MAX="0",
         DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1",
@@ -100,8 +98,7 @@ def _sqlite() -> Iterator[Any]:
 
 @contextmanager
 def _postgres() -> Iterator[Any]:
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
-    with postgres_server() as url:
+    with postgres() as url:
         base = url.rsplit("/", 1)[0]
         port = base.rsplit(":", 1)[1]
 

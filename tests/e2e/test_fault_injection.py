@@ -26,17 +26,11 @@ from typing import Any
 
 import pytest
 
-from devtools.parts import (
-    manage,
-    platform_env,
-    postgres_available,
-    postgres_server,
-    redis_available,
-    redis_server,
-)
+from devtools.parts import manage, platform_env
 from sandbox.limits import SANDBOX_IMAGE
 from tests.conftest import require_part, wait_for
 from tests.e2e.ladder import REAP, SETUP, STOP_LADDER, Worker, report, shell
+from tests.e2e.servers import redis_and_postgres
 
 AGENTS = 8
 KILLS = 8
@@ -44,6 +38,15 @@ KILL_EVERY_S = 5.0
 SETTLE_S = 120.0
 #: The sandbox image of this tree (`make image`); ARENA_SANDBOX_IMAGE names another build.
 IMAGE = SANDBOX_IMAGE
+#: Agents in Docker, and a sweeper quick to give a killed worker's matches back to the queue
+#: (at most 3 attempts each), for the tests that kill workers under a running platform.
+KILLED_WORKER_RECOVERY = {
+    "ARENA_SANDBOX_BACKEND": "docker",
+    "ARENA_SWEEP_INTERVAL_S": "2",
+    "ARENA_MATCH_ORPHAN_GRACE_S": "3",
+    "ARENA_MATCH_QUEUED_MAX_S": "15",
+    "ARENA_MATCH_MAX_ATTEMPTS": "3",
+}
 
 
 def _containers(instance: str) -> list[str]:
@@ -151,11 +154,7 @@ def _removing_leftovers(instance: str) -> Iterator[None]:
 @contextmanager
 def _broker(kind: str, var: Path) -> Iterator[dict[str, str]]:
     if kind == "redis":
-        require_part(redis_available(), "redis-server (apt-get install redis-server)")
-        require_part(
-            postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)"
-        )
-        with redis_server() as redis_url, postgres_server() as db_url:
+        with redis_and_postgres() as (redis_url, db_url):
             yield platform_env(var, db_url, REDIS_URL=redis_url)
     else:
         yield platform_env(var, f"sqlite:///{var / 'arena.sqlite3'}")
@@ -185,14 +184,7 @@ def test_a_ladder_survives_killed_workers(broker: str) -> None:
     var = Path(tempfile.mkdtemp(prefix=f"arena-fault-{broker}-"))
     with _broker(broker, var) as env, _removing_leftovers(env["ARENA_INSTANCE_ID"]):
         instance = env["ARENA_INSTANCE_ID"]
-        env.update(
-            ARENA_SANDBOX_BACKEND="docker",
-            ARENA_MATCHMAKING_INTERVAL_S="1",
-            ARENA_SWEEP_INTERVAL_S="2",
-            ARENA_MATCH_ORPHAN_GRACE_S="3",
-            ARENA_MATCH_QUEUED_MAX_S="15",
-            ARENA_MATCH_MAX_ATTEMPTS="3",
-        )
+        env.update(KILLED_WORKER_RECOVERY, ARENA_MATCHMAKING_INTERVAL_S="1")
         manage(env, "migrate", "-v0")
         shell(env, SETUP.format(agents=AGENTS))
         worker = Worker(env, var)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import browser_available, driven, wait_for
 from tests.e2e.conftest import Stack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
@@ -47,8 +47,7 @@ def test_a_live_ranked_match_can_be_watched_to_its_end(stack: Stack, tmp_path: P
     require_part(browser_available(), "chromium and chromium-driver (apt-get install both)")
     out = stack.manage("shell", "-c", CREATE.format(game=LIVE_GAME, config=json.dumps(LIVE_CONFIG)))
     match_id = int(out.strip().splitlines()[-1])
-    driver = make_driver()
-    try:
+    with driven(tmp_path) as driver:
         url = f"{stack.url}/matches/{match_id}/"
         driver.get(url)
         status = driver.find_element(By.ID, "match-status").text
@@ -101,8 +100,3 @@ def test_a_live_ranked_match_can_be_watched_to_its_end(stack: Stack, tmp_path: P
         fresh = driver.execute_script("return window.arenaPlayer.frames.map(f => f.label)")
         assert fresh == live_labels
         driver.save_screenshot(str(tmp_path / "live-finished.png"))
-    except Exception:
-        driver.save_screenshot(str(tmp_path / "failure.png"))
-        raise
-    finally:
-        driver.quit()

@@ -24,7 +24,7 @@ from devtools.localmodel import MISSING, local_model_server, server_python
 from devtools.parts import ROOT
 from games.core import get_game_spec
 from tests.conftest import require_part
-from tests.e2e.browser import browser_available, make_driver, wait_for
+from tests.e2e.browser import browser_available, driven, wait_for
 from tests.e2e.conftest import Stack, platform_stack
 from tests.sandbox.conftest import require_docker
 
@@ -208,8 +208,7 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
     starter.write_text(get_game_spec(game).starter_source())
     code = upload(stack.url, token, starter, name="starter")
 
-    driver = make_driver()
-    try:
+    with driven(tmp_path) as driver:
         sign_up(driver, stack.url, f"owner-{game}")
         driver.get(f"{stack.url}/llm/new/")
         Select(driver.find_element(By.NAME, "model")).select_by_value("smollm2")
@@ -264,12 +263,6 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
         driver.get(f"{stack.url}/llm/matches/{ranked_id}/")
         answers = driver.find_elements(By.CSS_SELECTOR, "pre.model-answer")
         assert answers and driver.find_elements(By.CSS_SELECTOR, "details.model-ledger")
-    except Exception:
-        driver.save_screenshot(str(tmp_path / "failure.png"))
-        (tmp_path / "failure.html").write_text(driver.page_source)
-        raise
-    finally:
-        driver.quit()
 
     # Rated on the one ladder: both seats moved from 1200, as anyone reads it.
     match = api_request(stack.url, "GET", f"/api/matches/{ranked_id}")

@@ -21,13 +21,13 @@ from devtools.parts import (
     free_port,
     manage,
     platform_env,
-    postgres_available,
     runserver_command,
     start_process,
     wait_for_port,
 )
-from tests.conftest import require_part, wait_for
+from tests.conftest import wait_for
 from tests.e2e.conftest import http_get
+from tests.e2e.servers import require_postgres
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]
 
@@ -108,7 +108,7 @@ def wait_until(check: Callable[[], Any], what: str, timeout_s: float = 60.0) -> 
 
 
 def test_pages_answer_503_while_postgres_is_down_and_recover_after(tmp_path: Path) -> None:
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
+    require_postgres()
     pg = Postgres()
     web = None
     try:

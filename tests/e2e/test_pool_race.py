@@ -39,14 +39,15 @@ import pytest
 from celery import Celery
 
 from devtools.parts import (
+    PROCESS_SANDBOX,
     ROOT,
     manage,
     platform_env,
-    redis_available,
     redis_server,
     start_process,
 )
 from tests.conftest import require_part, wait_for
+from tests.e2e.servers import require_redis
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -69,13 +70,12 @@ TASK = "pool_race.hold"  # tests/e2e/pool_race_tasks.py
 def _platform(broker: str, var: Path) -> Iterator[dict[str, str]]:
     database = f"sqlite:///{var / 'arena.sqlite3'}"
     # Agents never run here: the process sandbox keeps the worker from starting containers.
-    sandbox = {"ARENA_SANDBOX_BACKEND": "process", "ARENA_ALLOW_PROCESS_SANDBOX": "1"}
     if broker == "redis":
-        require_part(redis_available(), "redis-server (apt-get install redis-server)")
+        require_redis()
         with redis_server() as redis_url:
-            yield platform_env(var, database, REDIS_URL=redis_url, **sandbox)
+            yield platform_env(var, database, REDIS_URL=redis_url, **PROCESS_SANDBOX)
     else:
-        yield platform_env(var, database, **sandbox)
+        yield platform_env(var, database, **PROCESS_SANDBOX)
 
 
 def _sender(env: dict[str, str], var: Path) -> Celery:

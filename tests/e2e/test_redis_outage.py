@@ -22,16 +22,13 @@ from devtools.parts import (
     free_port,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
-    redis_available,
     wait_for_port,
 )
 from games.core import get_game_spec
-from tests.conftest import require_part
+from tests.e2e.servers import postgres, require_postgres, require_redis
 from tests.e2e.test_ops_live import get
 from tests.e2e.test_upgrades import SEATS
-from tests.e2e.test_worker_nodes import LADDER_STATE, PLAYERS, SEED_LADDER, _result, _wait
+from tests.e2e.test_worker_nodes import LADDER_STATE, _result, _wait, seed_ladder
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -97,12 +94,12 @@ def _finished(env: dict[str, str]) -> int:
 
 
 def test_play_resumes_after_redis_is_killed_and_started_again(tmp_path: Path) -> None:
-    require_part(redis_available(), "redis-server (apt-get install redis-server)")
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
+    require_redis()
+    require_postgres()
     redis = Redis()
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        with postgres_server() as db_url:
+        with postgres() as db_url:
             env = platform_env(
                 tmp_path / "var",
                 db_url,
@@ -116,10 +113,7 @@ def test_play_resumes_after_redis_is_killed_and_started_again(tmp_path: Path) ->
             )
             # Kept (outside pytest's rotating temporary folders) for a failure's post-mortem.
             logs = Path(tempfile.mkdtemp(prefix="arena-redis-outage-logs-"))
-            manage(env, "migrate", "--verbosity", "0")
-            spec = get_game_spec("simple-card")
-            seed = SEED_LADDER.format(game=spec.id, players=PLAYERS, source=spec.starter_source())
-            manage(env, "shell", "-c", seed)
+            seed_ladder(env, get_game_spec("simple-card").starter_source(), "simple-card")
             port = free_port()
             procs.append(
                 _spawn(env, logs / "worker.log", str(ROOT / "manage.py"), "arena_worker",

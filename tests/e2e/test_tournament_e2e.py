@@ -22,7 +22,13 @@ import pytest
 from devtools.parts import manage
 from tests.conftest import require_part
 from tests.e2e.ladder import Worker
-from tests.e2e.test_fault_injection import IMAGE, _broker, _docker_ready, _removing_leftovers
+from tests.e2e.test_fault_injection import (
+    IMAGE,
+    KILLED_WORKER_RECOVERY,
+    _broker,
+    _docker_ready,
+    _removing_leftovers,
+)
 
 ENTRANTS = 16
 ROUNDS = 4
@@ -165,13 +171,7 @@ def test_a_tournament_survives_a_killed_worker_and_publishes_on_time() -> None:
     var = Path(tempfile.mkdtemp(prefix="arena-tournament-"))
     with _broker("redis", var) as env, _removing_leftovers(env["ARENA_INSTANCE_ID"]):
         env.update(
-            ARENA_SANDBOX_BACKEND="docker",
-            ARENA_TOURNAMENT_TICK_S="1",
-            ARENA_TOURNAMENT_IN_FLIGHT="2",
-            ARENA_SWEEP_INTERVAL_S="2",
-            ARENA_MATCH_ORPHAN_GRACE_S="3",
-            ARENA_MATCH_QUEUED_MAX_S="15",
-            ARENA_MATCH_MAX_ATTEMPTS="3",
+            KILLED_WORKER_RECOVERY, ARENA_TOURNAMENT_TICK_S="1", ARENA_TOURNAMENT_IN_FLIGHT="2"
         )
         manage(env, "migrate", "-v0")
         tid = int(

@@ -23,26 +23,18 @@ from typing import Any
 import pytest
 
 from devtools.parts import ROOT, manage
-from games.core import get_game_spec
 from tests.e2e.test_worker_nodes import (
-    GAME,
+    CLUSTER_MARKS,
     LADDER_STATE,
-    PLAYERS,
-    SEED_LADDER,
     Node,
     _containers,
     _result,
     _wait,
     cluster_env,  # noqa: F401 - the fixture, shared with the two-node test
+    seed_ladder,
 )
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.slow,
-    pytest.mark.docker,
-    pytest.mark.redis,
-    pytest.mark.postgres,
-]
+pytestmark = CLUSTER_MARKS
 
 #: A player slow enough to be caught mid-match (about 0.4 s a turn), with nothing slow at its
 #: start: the 10 s start budget (container, load, ``on_match_start``) must hold even on a
@@ -102,13 +94,7 @@ def ladder(cluster_env: dict[str, str]) -> Iterator[tuple[dict[str, str], Path, 
     env = cluster_env
     var = Path(env["ARENA_VAR_DIR"])
     (var / "logs").mkdir()
-    manage(env, "migrate", "--verbosity", "0")
-    manage(
-        env,
-        "shell",
-        "-c",
-        SEED_LADDER.format(game=get_game_spec(GAME).id, players=PLAYERS, source=AGENT),
-    )
+    seed_ladder(env, AGENT)
     nodes: list[Node] = []
     with ExitStack() as cleanup:
 

@@ -25,22 +25,22 @@ from devtools.parts import (
     celery_command,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
-    redis_available,
-    redis_server,
     start_process,
 )
 from games.core import get_game_spec
-from tests.conftest import require_part, wait_for
+from tests.conftest import wait_for
+from tests.e2e.servers import redis_and_postgres
 
-pytestmark = [
+#: The marks of a test on ``cluster_env`` (Redis, PostgreSQL, agents in Docker); shared with the
+#: upgrade test, which runs on the same cluster.
+CLUSTER_MARKS = [
     pytest.mark.e2e,
     pytest.mark.slow,
     pytest.mark.docker,
     pytest.mark.redis,
     pytest.mark.postgres,
 ]
+pytestmark = CLUSTER_MARKS
 
 GAME = "simple-card"
 PLAYERS = ["ann", "bob", "cy", "dee"]
@@ -230,14 +230,20 @@ class Node:
         self._log.close()
 
 
+def seed_ladder(env: dict[str, str], source: str, game: str = GAME) -> None:
+    """Migrate the platform's database and put ``PLAYERS`` on the ladder of ``game``, each with
+    an agent of ``source``."""
+    manage(env, "migrate", "--verbosity", "0")
+    spec = get_game_spec(game)
+    manage(env, "shell", "-c", SEED_LADDER.format(game=spec.id, players=PLAYERS, source=source))
+
+
 @pytest.fixture
 def cluster_env() -> Iterator[dict[str, str]]:
-    require_part(redis_available(), "redis-server (apt-get install redis-server)")
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
     from tests.sandbox.conftest import require_docker
 
     require_docker()
-    with redis_server() as redis_url, postgres_server() as db_url:
+    with redis_and_postgres() as (redis_url, db_url):
         var = Path(tempfile.mkdtemp(prefix="arena-nodes-"))
         yield platform_env(
             var,
@@ -258,13 +264,7 @@ def test_two_worker_nodes_share_a_ladder_and_finish_a_killed_nodes_match(
     var = Path(env["ARENA_VAR_DIR"])
     logs = var / "logs"
     logs.mkdir()
-    manage(env, "migrate", "--verbosity", "0")
-    manage(
-        env,
-        "shell",
-        "-c",
-        SEED_LADDER.format(game=get_game_spec(GAME).id, players=PLAYERS, source=AGENT),
-    )
+    seed_ladder(env, AGENT)
     with ExitStack() as cleanup:
         a = Node("a", env, logs)
         b = Node("b", env, logs)

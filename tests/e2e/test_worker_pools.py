@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.parts import free_port, manage, platform_env, wait_for_port
+from devtools.parts import PROCESS_SANDBOX, free_port, manage, platform_env, wait_for_port
 from games.core import get_game_spec
 from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _start_arena_run, _wait
 
@@ -80,8 +80,7 @@ def test_maintenance_and_training_go_on_while_every_ranked_slot_is_busy(tmp_path
         tmp_path,
         f"sqlite:///{tmp_path / 'arena.sqlite3'}",
         # Agents run as processes: this test is about queues, not containers.
-        ARENA_SANDBOX_BACKEND="process",
-        ARENA_ALLOW_PROCESS_SANDBOX="1",
+        **PROCESS_SANDBOX,
         ARENA_SWEEP_INTERVAL_S="2",
         ARENA_MATCHMAKING_INTERVAL_S="1",
         ARENA_INTERACTIVE_CONCURRENCY="1",

@@ -17,15 +17,13 @@ from devtools.parts import (
     free_port,
     manage,
     platform_env,
-    postgres_available,
-    postgres_server,
     start_process,
     stop_processes,
     wait_for_port,
     wait_http,
 )
-from tests.conftest import require_part
 from tests.e2e.conftest import Served
+from tests.e2e.servers import postgres
 
 
 @dataclass
@@ -79,8 +77,7 @@ def _database(kind: str, var: Path) -> Iterator[str]:
     if kind == "sqlite":  # the embedded default of `make run`
         yield f"sqlite:///{var / 'arena.sqlite3'}"
         return
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
-    with postgres_server() as db_url:
+    with postgres() as db_url:
         yield db_url
 
 

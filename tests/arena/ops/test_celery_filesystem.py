@@ -15,6 +15,8 @@ import signal
 import socket
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +136,24 @@ def broker_folders(tmp_path: Path) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def one_at_a_time(conn: Connection, prefix: str, messages: int) -> Iterator[list[Message]]:
+    """Publish ``messages`` messages (``{"n": 0}``, ``{"n": 1}``…) to a fresh queue and consume
+    it one unacknowledged message at a time (prefetch 1): the list yielded collects what came.
+
+    The queue's name is this test's own: kombu keeps the bindings of the filesystem broker per
+    process.
+    """
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    queue = Queue(name, Exchange(name), name)
+    taken: list[Message] = []
+    with conn.Consumer(queue, callbacks=[lambda _, m: taken.append(m)], prefetch_count=1):
+        with conn.Producer() as producer:
+            for n in range(messages):
+                producer.publish({"n": n}, exchange=queue.exchange, routing_key=name)
+        yield taken
+
+
 @pytest.mark.parametrize("transport", ["arena.celery_filesystem:Transport", "filesystem"])
 def test_a_full_consumer_gets_back_to_its_worker_after_one_poll(
     transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -141,29 +161,22 @@ def test_a_full_consumer_gets_back_to_its_worker_after_one_poll(
     """A worker whose processes are all busy acknowledges what finished between two waits for
     the broker: the wait must end after one polling interval, not after the worker's 2 s."""
     options = {**broker_folders(tmp_path), "polling_interval": 0.1}
-    with Connection("filesystem://", transport=transport, transport_options=options) as conn:
-        # Names of this test only: kombu keeps the bindings of the filesystem broker per process.
-        name = f"work-{uuid.uuid4().hex[:8]}"
-        queue = Queue(name, Exchange(name), name)
-        taken: list[Message] = []
-        with conn.Consumer(queue, callbacks=[lambda _, m: taken.append(m)], prefetch_count=1):
-            with conn.Producer() as producer:
-                for n in range(2):
-                    producer.publish({"n": n}, exchange=queue.exchange, routing_key=name)
-            conn.drain_events(
-                timeout=5
-            )  # one message taken, not acknowledged: the consumer is full
-            assert len(taken) == 1
-            clock = _Clock()
-            monkeypatch.setattr(virtual_base, "monotonic", clock.monotonic)
-            monkeypatch.setattr(virtual_base, "sleep", clock.sleep)
-            with pytest.raises(socket.timeout):
-                conn.drain_events(timeout=2.0)
-            monkeypatch.undo()
-            polls = clock.sleeps
-            taken[0].ack()
-            conn.drain_events(timeout=5)  # room again: the second message comes
-            assert len(taken) == 2
+    with (
+        Connection("filesystem://", transport=transport, transport_options=options) as conn,
+        one_at_a_time(conn, "work", 2) as taken,
+    ):
+        conn.drain_events(timeout=5)  # one message taken, not acknowledged: the consumer is full
+        assert len(taken) == 1
+        clock = _Clock()
+        monkeypatch.setattr(virtual_base, "monotonic", clock.monotonic)
+        monkeypatch.setattr(virtual_base, "sleep", clock.sleep)
+        with pytest.raises(socket.timeout):
+            conn.drain_events(timeout=2.0)
+        monkeypatch.undo()
+        polls = clock.sleeps
+        taken[0].ack()
+        conn.drain_events(timeout=5)  # room again: the second message comes
+        assert len(taken) == 2
     if transport == "filesystem":  # kombu's own: polls until the worker's timeout is over
         assert polls >= 19
     else:
@@ -218,13 +231,7 @@ def test_the_event_loop_delivers_what_the_consumer_may_take(tmp_path: Path) -> N
         "filesystem://", transport="arena.celery_filesystem:Transport", transport_options=options
     ) as conn:
         assert conn.transport.implements.asynchronous
-        name = f"loop-{uuid.uuid4().hex[:8]}"
-        queue = Queue(name, Exchange(name), name)
-        taken: list[Message] = []
-        with conn.Consumer(queue, callbacks=[lambda _, m: taken.append(m)], prefetch_count=1):
-            with conn.Producer() as producer:
-                for n in range(3):
-                    producer.publish({"n": n}, exchange=queue.exchange, routing_key=name)
+        with one_at_a_time(conn, "loop", 3) as taken:
             conn.transport.register_with_event_loop(conn.connection, hub)
             loop = hub.create_loop()
 

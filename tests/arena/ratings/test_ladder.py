@@ -16,10 +16,10 @@ from arena.ratings.models import Rating
 from arena.ratings.selectors import leaderboard_page
 from arena.ratings.services import rating_apply, ratings_recompute
 from arena.submissions.models import Agent, Submission
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
+from devtools.queries import run_recording_queries
 from games.core import get_game_spec
 from games.core.ranking import payoff_summary
 
@@ -240,15 +240,8 @@ def _seed(game: str, agents: int, matches: int) -> tuple[Submission, Match]:
 
 
 def _queries(fetch: Callable[[], Any]) -> int:
-    """Queries one request runs (not CaptureQueriesContext: a request resets the query log)."""
-    executed: list[str] = []
-
-    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        executed.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count):
-        response = fetch()
+    """Queries one request runs."""
+    response, executed = run_recording_queries(fetch)
     assert response.status_code == 200, response.content[:500]
     return len(executed)
 
