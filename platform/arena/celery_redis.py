@@ -3,7 +3,7 @@
 A matchmaking pass enqueues up to ``ARENA_MATCHMAKING_QUEUE_MAX`` matches at once. kombu sends
 each message on its own: a Redis client made for it, one ``LPUSH`` and a wait for the answer.
 On a busy host each of those waits is a wait for redis-server to be scheduled, and 500 of them
-made most of a pass's time (docs/operations.md, "Fast at scale"). Inside
+made most of a pass's time (docs/architecture.md, "Ratings and matchmaking"). Inside
 :meth:`Channel.batched_puts` the channel queues its ``LPUSH`` commands on one pipeline and sends
 them together when the block ends: the same commands, in the same order, to the same keys, so
 the workers see exactly what they would have seen. Anything else (consuming, acknowledging,
