@@ -212,34 +212,46 @@ def head_to_head(
     part = Participant._meta.db_table
     match = Match._meta.db_table
     sub = Submission._meta.db_table
-    params: list[Any] = [agent.pk, agent.pk, Match.Status.FINISHED, *kinds]
+    kind_list = ", ".join(["%s"] * len(kinds))
+    seats = f"""SELECT p.match_id, p.seat, p.outcome, p.score, pm.created
+        FROM {part} p JOIN {match} pm ON pm.id = p.match_id
+        WHERE p.submission_id {{}} AND pm.status = %s AND pm.kind IN ({kind_list})"""  # noqa: S608 - names from the models
+    params: list[Any] = []
+    if recent is None:
+        mine = seats.format(f"IN (SELECT id FROM {sub} WHERE agent_id = %s)")  # noqa: S608
+        params += [agent.pk, Match.Status.FINISHED, *kinds]
+    else:
+        # The agent's latest ``recent`` countable seats: each version's read backwards through
+        # the seat index (``participant_latest``) and stopped at ``recent``, then merged, so the
+        # work follows ``recent`` and the versions, not the agent's whole history. (One scan
+        # over "IN (its versions)" would read and sort every seat it ever had.)
+        versions = list(Submission.objects.filter(agent=agent).values_list("pk", flat=True))
+        if not versions:
+            return []
+        arm = seats.format("= %s") + " ORDER BY p.match_id DESC LIMIT %s"
+        arms = " UNION ALL ".join(
+            f"SELECT * FROM ({arm}) v{i}"  # noqa: S608 - built from the models' names
+            for i in range(len(versions))
+        )
+        mine = f"SELECT * FROM ({arms}) latest ORDER BY match_id DESC LIMIT %s"  # noqa: S608
+        for version in versions:
+            params += [version, Match.Status.FINISHED, *kinds, recent]
+        params.append(recent)
+    params.append(agent.pk)
     extra = ""
     if opponent is not None:
         extra = "AND os.agent_id = %s"
         params.append(opponent)
-    kind_list = ", ".join(["%s"] * len(kinds))
-    if recent is not None:
-        # The agent's latest ``recent`` countable seats, newest first through the seat index.
-        extra += f"""
-          AND me.id IN (
-            SELECT p.id FROM {part} p JOIN {match} pm ON pm.id = p.match_id
-            WHERE p.submission_id IN (SELECT id FROM {sub} WHERE agent_id = %s)
-              AND pm.status = %s AND pm.kind IN ({kind_list})
-            ORDER BY p.match_id DESC LIMIT %s)"""  # noqa: S608 - names from the models
-        params += [agent.pk, Match.Status.FINISHED, *kinds, recent]
     sql = f"""
         SELECT os.agent_id, COUNT(*),
                SUM(CASE WHEN me.outcome = 'win' THEN 1 ELSE 0 END),
                SUM(CASE WHEN me.outcome = 'draw' THEN 1 ELSE 0 END),
                SUM(CASE WHEN me.outcome = 'loss' THEN 1 ELSE 0 END),
-               AVG(me.score), AVG(o.score), MAX(m.id), MAX(m.created)
-        FROM {part} me
-        JOIN {match} m ON m.id = me.match_id
+               AVG(me.score), AVG(o.score), MAX(me.match_id), MAX(me.created)
+        FROM ({mine}) me
         JOIN {part} o ON o.match_id = me.match_id AND o.seat <> me.seat
         JOIN {sub} os ON os.id = o.submission_id
-        WHERE me.submission_id IN (SELECT id FROM {sub} WHERE agent_id = %s)
-          AND os.agent_id <> %s AND m.status = %s
-          AND m.kind IN ({kind_list}) {extra}
+        WHERE os.agent_id <> %s {extra}
         GROUP BY os.agent_id
         ORDER BY COUNT(*) DESC, os.agent_id
         LIMIT {HEAD_TO_HEAD_LIMIT}

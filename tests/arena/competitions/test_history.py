@@ -154,6 +154,23 @@ def test_the_agent_pages_head_to_head_counts_its_latest_matches_and_the_table_al
     ]
     table = Client().get(f"/agents/{a.agent_id}/head-to-head/").content.decode()
     assert f'data-opponent="{c.agent_id}"' in table and f'data-opponent="{b.agent_id}"' in table
+    # A second version: the latest matches are merged across versions, newest first.
+    a2 = Submission.objects.create(
+        agent=a.agent,
+        version=2,
+        source="",
+        sha256="1" * 64,
+        game_version=a.game_version,
+        status=Submission.Status.ACCEPTED,
+    )
+    Rating.objects.create(submission=a2, game=a.agent.game, game_version=a.game_version)
+    play(a2, c, "win")
+    play(a2, c, "win")
+    recent = selectors.head_to_head(agent=a.agent, viewer=None, recent=3)
+    assert [(r["opponent_id"], r["played"], r["wins"]) for r in recent] == [
+        (c.agent_id, 2, 2),
+        (b.agent_id, 1, 0),
+    ]
 
 
 def test_history_pages_cost_the_same_queries_at_two_sizes() -> None:
