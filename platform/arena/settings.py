@@ -247,9 +247,10 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "visibility_timeout": int(os.environ.get("ARENA_BROKER_VISIBILITY_TIMEOUT_S", "3600"))
     }
-    if REDIS_URL.split("://", 1)[0] in ("redis", "rediss"):
+    if REDIS_URL.split("://", 1)[0] == "redis":
         # kombu's Redis transport that can send a matchmaking pass's matches in one round trip
-        # (arena.celery_redis); other schemes (sentinel, a socket) keep kombu's own.
+        # (arena.celery_redis). Other schemes keep kombu's own: kombu turns TLS on for
+        # ``rediss://`` by the transport's name, and sentinel and socket URLs are other classes.
         CELERY_BROKER_TRANSPORT = "arena.celery_redis:Transport"
 else:
     CELERY_BROKER_URL = "filesystem://"
