@@ -1,8 +1,12 @@
 """Ranked play during a burst of challenges, with a real worker: JSON on stdout.
 
-Starts a throw-away platform (SQLite, Redis when installed else the filesystem broker, one Celery
-worker consuming every queue) with a simple-card ladder of ``--entries`` uploaded agents (the
-starter agent, in the process sandbox). Then, twice for ``--seconds``: matchmaking passes every
+Starts a throw-away platform (SQLite, Redis when installed else the filesystem broker) with a
+simple-card ladder of ``--entries`` uploaded agents (the starter agent, in the process sandbox),
+and its worker pools as ``make run`` starts them (``bench/_pools.py``): the ranked pool (roles
+matches and tournament, ``--concurrency`` processes), the interactive pool (training and
+validation, where challenges run, the settings' ``ARENA_INTERACTIVE_CONCURRENCY``) and the
+maintenance pool; ``--workers single`` starts one worker on every queue (or on
+``--worker-queues``) instead. Then, twice for ``--seconds``: matchmaking passes every
 second, and the ranked matches finished in that window are counted; the second time one user
 first sends ``--burst`` challenges at once (through the API, as fast as the test client goes).
 
@@ -18,7 +22,6 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from devtools.parts import sqlite_platform_env  # noqa: E402
+from devtools.parts import celery_command, sqlite_platform_env, start_process  # noqa: E402
 
 GAME = "simple-card"
 
@@ -153,29 +156,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ladder, mine, token = seed(args.entries)
         from django.conf import settings
 
-        # Roles (matches, training, ...) name this instance's queues.
-        queues = (
-            ",".join(settings.ARENA_QUEUES.get(r, r) for r in args.worker_queues.split(","))
-            if args.worker_queues
-            else ",".join(worker_queues())
-        )
         worker_log = (var / "worker.log").open("wb")
         stack.callback(worker_log.close)
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "arena.celery_app", "worker", "-Q",
-             queues, "--concurrency", str(args.concurrency),
-             "--loglevel", "WARNING"],
-            env=env, cwd=ROOT, stdout=worker_log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        from bench._pools import start_pools, stop_pools
 
-        def stop() -> None:
-            worker.terminate()
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-
-        stack.callback(stop)
+        if args.workers == "pools":
+            names = ["worker", "interactive worker", "maintenance worker"]
+            procs = start_pools(env, worker_log, names, {"worker": args.concurrency})
+            workers: dict[str, Any] = {
+                "worker (matches, tournament)": args.concurrency,
+                "interactive worker (training, validation)": (
+                    settings.ARENA_INTERACTIVE_CONCURRENCY
+                ),
+                "maintenance worker (maintenance)": settings.ARENA_MAINTENANCE_CONCURRENCY,
+            }
+        else:
+            # Roles (matches, training, ...) name this instance's queues.
+            queues = (
+                ",".join(settings.ARENA_QUEUES.get(r, r) for r in args.worker_queues.split(","))
+                if args.worker_queues
+                else ",".join(worker_queues())
+            )
+            procs = [
+                start_process(
+                    celery_command("worker", "-Q", queues, "--concurrency", str(args.concurrency),
+                                   "--loglevel", "WARNING"),
+                    env, worker_log, new_session=True,
+                )
+            ]  # fmt: skip
+            workers = {f"single ({args.worker_queues or 'every queue'})": args.concurrency}
+        stack.callback(stop_pools, procs)
         log("warming up (the worker's first matches are not counted)...")
         window(args.seconds / 2, 0, ladder[0], mine, token)
         log("alone...")
@@ -194,8 +204,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return {
             "load_average_1_5_15": os.getloadavg(),
             "broker": broker,
-            "worker_concurrency": args.concurrency,
-            "worker_queues": args.worker_queues or "all",
+            "workers": workers,
             "entries": args.entries,
             "seconds": args.seconds,
             "challenges_per_hour": args.quota,
@@ -213,12 +222,24 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="each window")
     parser.add_argument("--burst", type=int, default=100, help="challenges sent at once")
     parser.add_argument("--quota", type=int, default=20, help="ARENA_CHALLENGES_PER_HOUR")
-    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=2,
+        help="the ranked pool's (or single worker's) processes",
+    )
+    parser.add_argument(
+        "--workers",
+        choices=["pools", "single"],
+        default="pools",
+        help="the pools as make run starts them, or one worker on every queue",
+    )
     parser.add_argument(
         "--worker-queues",
         default="",
-        help="queues the worker consumes (default: all; e.g. matches,validation,celery to see "
-        "what the requests alone cost ranked play, with no challenge played)",
+        help="with --workers single, the queues it consumes (default: all; e.g. "
+        "matches,validation,celery to see what the requests alone cost ranked play, with no "
+        "challenge played)",
     )
     print(json.dumps(run(parser.parse_args()), indent=2))
 
