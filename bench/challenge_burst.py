@@ -11,7 +11,9 @@ second, and the ranked matches finished in that window are counted; the second t
 first sends ``--burst`` challenges at once (through the API, as fast as the test client goes).
 
 Reports the ranked matches per minute without and with the burst and their ratio (target: the
-burst costs ranked play at most 20 %), how the burst was answered (201 / 429), and how many
+burst costs ranked play at most 20 %), how the burst was answered (201 / 429, and how many 429
+carried Retry-After), how many ranked matches matchmaking paired in the window (the supply: when
+it is close to the finished count, the pools kept up with it), and how many
 challenges ran in the window. Run: `.venv/bin/python bench/challenge_burst.py`.
 """
 
@@ -96,6 +98,7 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
     began = timezone.now()
     answers: Counter[int] = Counter()
     burst_s = [0.0]
+    retry_after = [0]
 
     def flood() -> None:
         # The burst runs beside matchmaking, as another user's requests would.
@@ -103,9 +106,10 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
         body = json.dumps({"submission": mine.pk, "agent": target.agent_id})
         t0 = time.perf_counter()
         for _ in range(burst):
-            answers[
-                client.post("/api/challenges", body, content_type="application/json").status_code
-            ] += 1
+            answer = client.post("/api/challenges", body, content_type="application/json")
+            answers[answer.status_code] += 1
+            if answer.status_code == 429 and answer.has_header("Retry-After"):
+                retry_after[0] += 1
         burst_s[0] = time.perf_counter() - t0
 
     sender = threading.Thread(target=flood) if burst else None
@@ -127,6 +131,7 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
         "ranked_paired": paired,
         "challenges_finished": done.filter(kind="challenge").count(),
         "burst_answers": dict(answers),
+        "burst_429_with_retry_after": retry_after[0],
         "burst_s": round(burst_s[0], 2),
     }
 
