@@ -13,7 +13,8 @@ Prints one JSON object:
 * ``node``: one worker node as ``make run`` starts it, real processes (``bench/_pools.py``): the
   ranked pool (``arena_worker`` roles matches and tournament, the settings' concurrency) and the
   model pool (role llm, ``--pool threads``, ``--model-threads`` threads), on a throw-away
-  platform (SQLite; Redis when installed, else the filesystem broker). Code matches are ranked
+  platform (SQLite, as ``make run``, with Redis when installed, else the filesystem broker; or
+  ``--database postgres``: PostgreSQL and Redis, as deploy/). Code matches are ranked
   simple-card matches between two uploaded starter agents in the process sandbox, kept queued;
   their rate is measured alone, then while model matches (a model entrant against the random
   house bot, chess, untimed, ``--plies``) keep the model pool's every thread busy, then alone
@@ -43,7 +44,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from devtools.parts import sqlite_platform_env  # noqa: E402
+from devtools.parts import (  # noqa: E402
+    platform_env,
+    postgres_server,
+    redis_server,
+    sqlite_platform_env,
+)
 from games.core import (  # noqa: E402
     InProcessAgentHandle,
     MatchSettings,
@@ -145,15 +151,20 @@ class Node:
     def __init__(self, stack: ExitStack, url: str, style: str, args: argparse.Namespace) -> None:
         var = Path(tempfile.mkdtemp(prefix="arena-llm-node-"))
         stack.callback(shutil.rmtree, var, ignore_errors=True)
-        env, self.broker = sqlite_platform_env(
-            stack,
-            var,
-            ARENA_SANDBOX_BACKEND="process",
-            ARENA_ALLOW_PROCESS_SANDBOX="1",
-            ARENA_LOG_LEVEL="WARNING",
+        extra = {
+            "ARENA_SANDBOX_BACKEND": "process",
+            "ARENA_ALLOW_PROCESS_SANDBOX": "1",
+            "ARENA_LOG_LEVEL": "WARNING",
             # Only the matches this bench queues are played.
-            ARENA_MATCHMAKING_INTERVAL_S="100000",
-        )
+            "ARENA_MATCHMAKING_INTERVAL_S": "100000",
+        }
+        if args.database == "postgres":
+            # As deploy/ runs it: PostgreSQL and Redis.
+            extra["REDIS_URL"] = stack.enter_context(redis_server())
+            env = platform_env(var, stack.enter_context(postgres_server()), **extra)
+            self.broker = "redis"
+        else:
+            env, self.broker = sqlite_platform_env(stack, var, **extra)
         os.environ.update(env)
         import django
 
@@ -271,6 +282,15 @@ class Node:
             finished = done.filter(game=game, status="finished").count()
             figures[f"{name}_matches_per_minute"] = round(finished * per_minute, 1)
             figures[f"{name}_finished"] = finished
+            took = [
+                (finished - started).total_seconds()
+                for started, finished in done.filter(
+                    game=game, status="finished", started__isnull=False
+                ).values_list("started", "finished")
+                if started and finished
+            ]
+            if took:
+                figures[f"{name}_match_s_median"] = round(statistics.median(took), 3)
             errors = done.filter(game=game).exclude(status="finished").count()
             if errors:
                 figures[f"{name}_not_finished"] = errors
@@ -300,6 +320,7 @@ class Node:
                 "worker (matches, tournament)": self.code_concurrency,
                 "model worker (llm, threads)": self.threads,
             },
+            "database": self.args.database,
             "broker": self.broker,
             "sandbox": "process",
             "code_game": CODE_GAME,
@@ -323,6 +344,12 @@ def main() -> None:
         "--node-seconds", type=float, default=60.0, help="each window of the worker-node figure"
     )
     parser.add_argument("--no-node", action="store_true", help="skip the worker-node figure")
+    parser.add_argument(
+        "--database",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="the node's platform database: SQLite as make run, or PostgreSQL as deploy/",
+    )
     parser.add_argument("--model-threads", type=int, default=16, help="the model pool's threads")
     parser.add_argument(
         "--code-concurrency",
