@@ -20,7 +20,9 @@ Prints one JSON object:
   house bot, chess, untimed, ``--plies``) keep the model pool's every thread busy, then alone
   again. Reports code matches a minute in each window, model matches a minute beside them, and
   ``code_ratio_with_models`` (with models / the mean of the two alone windows). Target: code
-  matches keep their rate (ratio near 1).
+  matches keep their rate (ratio near 1). With ``--server fake`` the model answers at once (the
+  model pool then plays as fast as the node's CPU allows: the worst case for the code pool), or
+  ``--node-latency-s`` late.
 
 Usage: ``python bench/llm_seats.py [--server fake|local] [--calls N] [--matches N]
 [--node-seconds S | --no-node]``
@@ -44,6 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
+from devtools.fakemodel import FakeModel  # noqa: E402
 from devtools.parts import (  # noqa: E402
     platform_env,
     postgres_server,
@@ -135,6 +138,18 @@ def throughput(url: str, json_style: str, threads: int, matches: int, plies: int
     with ThreadPoolExecutor(max_workers=threads) as pool:
         list(pool.map(one, range(matches)))
     return round(matches / ((time.perf_counter() - started) / 60), 2)
+
+
+class SlowFake(FakeModel):
+    """The loopback server answering each call ``latency_s`` late, as a provider would."""
+
+    def __init__(self, latency_s: float) -> None:
+        super().__init__()
+        self.latency_s = latency_s
+
+    def serve(self, h: Any, behaviour: Any, body: dict[str, Any]) -> None:
+        self.stop_event.wait(self.latency_s)
+        super().serve(h, behaviour, body)
 
 
 CODE_GAME = "simple-card"
@@ -345,6 +360,13 @@ def main() -> None:
     )
     parser.add_argument("--no-node", action="store_true", help="skip the worker-node figure")
     parser.add_argument(
+        "--node-latency-s",
+        type=float,
+        default=0.0,
+        help="with --server fake, the node's loopback model answers each call this late (as a "
+        "provider would) instead of at once",
+    )
+    parser.add_argument(
         "--database",
         choices=["sqlite", "postgres"],
         default="sqlite",
@@ -359,8 +381,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     with ExitStack() as stack:
-        from devtools.fakemodel import FakeModel
-
         fake = stack.enter_context(FakeModel())
         if args.server == "local":
             from devtools.localmodel import local_model_server
@@ -379,7 +399,10 @@ def main() -> None:
             "plies_per_match": args.plies,
         }
         if not args.no_node:
+            if args.server == "fake" and args.node_latency_s:
+                url = stack.enter_context(SlowFake(args.node_latency_s)).base_url
             figures["node"] = Node(stack, url, style, args).measure()
+            figures["node"]["fake_latency_s"] = args.node_latency_s
         figures["load_average_1_5_15"] = os.getloadavg()
     print(json.dumps(figures))
 
