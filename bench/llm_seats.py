@@ -260,7 +260,7 @@ class Node:
 
         wanted = [(CODE_GAME, 3 * self.code_concurrency)]
         if models:
-            wanted.append((MODEL_GAME, 3 * self.threads))
+            wanted.append((MODEL_GAME, 2 * self.threads))
         for game, depth in wanted:
             for _ in range(depth - self.queued(game)):
                 with transaction.atomic():
@@ -274,6 +274,13 @@ class Node:
                         Match.objects.filter(pk=match.pk).update(config=config)
 
     def drain(self, game: str, timeout_s: float = 300.0) -> None:
+        """Withdraw the waiting matches of ``game`` (a worker skips a match that is no longer
+        queued), then wait for those in play."""
+        from arena.matches.models import Match
+
+        Match.objects.filter(game=game, status="queued").update(
+            status="error", error="withdrawn by the bench"
+        )
         deadline = time.monotonic() + timeout_s
         while self.queued(game) and time.monotonic() < deadline:
             time.sleep(0.5)
