@@ -409,7 +409,8 @@ def main() -> None:
             if args.server == "fake" and args.node_latency_s:
                 url = stack.enter_context(SlowFake(args.node_latency_s)).base_url
             figures["node"] = Node(stack, url, style, args).measure()
-            figures["node"]["fake_latency_s"] = args.node_latency_s
+            if args.server == "fake":
+                figures["node"]["fake_latency_s"] = args.node_latency_s
         figures["load_average_1_5_15"] = os.getloadavg()
     print(json.dumps(figures))
 
