@@ -1,13 +1,19 @@
 """Ranked play during a burst of challenges, with a real worker: JSON on stdout.
 
-Starts a throw-away platform (SQLite, Redis when installed else the filesystem broker, one Celery
-worker consuming every queue) with a simple-card ladder of ``--entries`` uploaded agents (the
-starter agent, in the process sandbox). Then, twice for ``--seconds``: matchmaking passes every
+Starts a throw-away platform (SQLite, Redis when installed else the filesystem broker) with a
+simple-card ladder of ``--entries`` uploaded agents (the starter agent, in the process sandbox),
+and its worker pools as ``make run`` starts them (``bench/_pools.py``): the ranked pool (roles
+matches and tournament, ``--concurrency`` processes), the interactive pool (training and
+validation, where challenges run, the settings' ``ARENA_INTERACTIVE_CONCURRENCY``) and the
+maintenance pool; ``--workers single`` starts one worker on every queue (or on
+``--worker-queues``) instead. Then, twice for ``--seconds``: matchmaking passes every
 second, and the ranked matches finished in that window are counted; the second time one user
 first sends ``--burst`` challenges at once (through the API, as fast as the test client goes).
 
 Reports the ranked matches per minute without and with the burst and their ratio (target: the
-burst costs ranked play at most 20 %), how the burst was answered (201 / 429), and how many
+burst costs ranked play at most 20 %), how the burst was answered (201 / 429, and how many 429
+carried Retry-After), how many ranked matches matchmaking paired in the window (the supply: when
+it is close to the finished count, the pools kept up with it), and how many
 challenges ran in the window. Run: `.venv/bin/python bench/challenge_burst.py`.
 """
 
@@ -18,7 +24,6 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,7 +36,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from devtools.parts import PROCESS_SANDBOX, sqlite_platform_env  # noqa: E402
+from devtools.parts import (  # noqa: E402
+    PROCESS_SANDBOX,
+    celery_command,
+    sqlite_platform_env,
+    start_process,
+)
 
 GAME = "simple-card"
 
@@ -93,6 +103,7 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
     began = timezone.now()
     answers: Counter[int] = Counter()
     burst_s = [0.0]
+    retry_after = [0]
 
     def flood() -> None:
         # The burst runs beside matchmaking, as another user's requests would.
@@ -100,9 +111,10 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
         body = json.dumps({"submission": mine.pk, "agent": target.agent_id})
         t0 = time.perf_counter()
         for _ in range(burst):
-            answers[
-                client.post("/api/challenges", body, content_type="application/json").status_code
-            ] += 1
+            answer = client.post("/api/challenges", body, content_type="application/json")
+            answers[answer.status_code] += 1
+            if answer.status_code == 429 and answer.has_header("Retry-After"):
+                retry_after[0] += 1
         burst_s[0] = time.perf_counter() - t0
 
     sender = threading.Thread(target=flood) if burst else None
@@ -124,6 +136,7 @@ def window(seconds: float, burst: int, target: Any, mine: Any, token: str) -> di
         "ranked_paired": paired,
         "challenges_finished": done.filter(kind="challenge").count(),
         "burst_answers": dict(answers),
+        "burst_429_with_retry_after": retry_after[0],
         "burst_s": round(burst_s[0], 2),
     }
 
@@ -152,29 +165,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ladder, mine, token = seed(args.entries)
         from django.conf import settings
 
-        # Roles (matches, training, ...) name this instance's queues.
-        queues = (
-            ",".join(settings.ARENA_QUEUES.get(r, r) for r in args.worker_queues.split(","))
-            if args.worker_queues
-            else ",".join(worker_queues())
-        )
         worker_log = (var / "worker.log").open("wb")
         stack.callback(worker_log.close)
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "arena.celery_app", "worker", "-Q",
-             queues, "--concurrency", str(args.concurrency),
-             "--loglevel", "WARNING"],
-            env=env, cwd=ROOT, stdout=worker_log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        from bench._pools import start_pools, stop_pools
 
-        def stop() -> None:
-            worker.terminate()
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-
-        stack.callback(stop)
+        if args.workers == "pools":
+            names = ["worker", "interactive worker", "maintenance worker"]
+            procs = start_pools(env, worker_log, names, {"worker": args.concurrency})
+            workers: dict[str, Any] = {
+                "worker (matches, tournament)": args.concurrency,
+                "interactive worker (training, validation)": (
+                    settings.ARENA_INTERACTIVE_CONCURRENCY
+                ),
+                "maintenance worker (maintenance)": settings.ARENA_MAINTENANCE_CONCURRENCY,
+            }
+        else:
+            # Roles (matches, training, ...) name this instance's queues.
+            queues = (
+                ",".join(settings.ARENA_QUEUES.get(r, r) for r in args.worker_queues.split(","))
+                if args.worker_queues
+                else ",".join(worker_queues())
+            )
+            procs = [
+                start_process(
+                    celery_command("worker", "-Q", queues, "--concurrency", str(args.concurrency),
+                                   "--loglevel", "WARNING"),
+                    env, worker_log, new_session=True,
+                )
+            ]  # fmt: skip
+            workers = {f"single ({args.worker_queues or 'every queue'})": args.concurrency}
+        stack.callback(stop_pools, procs)
         log("warming up (the worker's first matches are not counted)...")
         window(args.seconds / 2, 0, ladder[0], mine, token)
         log("alone...")
@@ -193,8 +213,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return {
             "load_average_1_5_15": os.getloadavg(),
             "broker": broker,
-            "worker_concurrency": args.concurrency,
-            "worker_queues": args.worker_queues or "all",
+            "workers": workers,
             "entries": args.entries,
             "seconds": args.seconds,
             "challenges_per_hour": args.quota,
@@ -212,12 +231,24 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="each window")
     parser.add_argument("--burst", type=int, default=100, help="challenges sent at once")
     parser.add_argument("--quota", type=int, default=20, help="ARENA_CHALLENGES_PER_HOUR")
-    parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=2,
+        help="the ranked pool's (or single worker's) processes",
+    )
+    parser.add_argument(
+        "--workers",
+        choices=["pools", "single"],
+        default="pools",
+        help="the pools as make run starts them, or one worker on every queue",
+    )
     parser.add_argument(
         "--worker-queues",
         default="",
-        help="queues the worker consumes (default: all; e.g. matches,validation,celery to see "
-        "what the requests alone cost ranked play, with no challenge played)",
+        help="with --workers single, the queues it consumes (default: all; e.g. "
+        "matches,validation,celery to see what the requests alone cost ranked play, with no "
+        "challenge played)",
     )
     print(json.dumps(run(parser.parse_args()), indent=2))
 

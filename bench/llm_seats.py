@@ -10,16 +10,33 @@ Prints one JSON object:
   against ``--server fake`` (the loopback server: the platform's own ceiling) or ``--server
   local`` (SmolLM2 on llama-cpp-python, ``make llm-server``: the model server's ceiling).
   Target: near-linear growth until the model server is the bottleneck.
+* ``node``: one worker node as ``make run`` starts it, real processes (``bench/_pools.py``): the
+  ranked pool (``arena_worker`` roles matches and tournament, the settings' concurrency) and the
+  model pool (role llm, ``--pool threads``, ``--model-threads`` threads), on a throw-away
+  platform (SQLite, as ``make run``, with Redis when installed, else the filesystem broker; or
+  ``--database postgres``: PostgreSQL and Redis, as deploy/). Code matches are ranked
+  simple-card matches between two uploaded starter agents in the process sandbox, kept queued;
+  their rate is measured alone, then while model matches (a model entrant against the random
+  house bot, chess, untimed, ``--plies``) keep the model pool's every thread busy, then alone
+  again. Reports code matches a minute in each window, model matches a minute beside them, and
+  ``code_ratio_with_models`` (with models / the mean of the two alone windows). Target: code
+  matches keep their rate (ratio near 1). With ``--server fake`` the model answers at once (the
+  model pool then plays as fast as the node's CPU allows: the worst case for the code pool), or
+  ``--node-latency-s`` late.
 
-Usage: ``python bench/llm_seats.py [--server fake|local] [--calls N] [--matches N]``
+Usage: ``python bench/llm_seats.py [--server fake|local] [--calls N] [--matches N]
+[--node-seconds S | --no-node]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -27,8 +44,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
+from devtools.fakemodel import FakeModel  # noqa: E402
+from devtools.parts import (  # noqa: E402
+    platform_env,
+    postgres_server,
+    redis_server,
+    sqlite_platform_env,
+)
 from games.core import (  # noqa: E402
     InProcessAgentHandle,
     MatchSettings,
@@ -116,6 +140,221 @@ def throughput(url: str, json_style: str, threads: int, matches: int, plies: int
     return round(matches / ((time.perf_counter() - started) / 60), 2)
 
 
+class SlowFake(FakeModel):
+    """The loopback server answering each call ``latency_s`` late, as a provider would."""
+
+    def __init__(self, latency_s: float) -> None:
+        super().__init__()
+        self.latency_s = latency_s
+
+    def serve(self, h: Any, behaviour: Any, body: dict[str, Any]) -> None:
+        self.stop_event.wait(self.latency_s)
+        super().serve(h, behaviour, body)
+
+
+CODE_GAME = "simple-card"
+MODEL_GAME = "chess"
+
+
+def log(message: str) -> None:
+    print(f"[llm_seats] {message}", file=sys.stderr, flush=True)
+
+
+class Node:
+    """A throw-away platform and one worker node (ranked pool and model pool) on it."""
+
+    def __init__(self, stack: ExitStack, url: str, style: str, args: argparse.Namespace) -> None:
+        var = Path(tempfile.mkdtemp(prefix="arena-llm-node-"))
+        stack.callback(shutil.rmtree, var, ignore_errors=True)
+        extra = {
+            "ARENA_SANDBOX_BACKEND": "process",
+            "ARENA_ALLOW_PROCESS_SANDBOX": "1",
+            "ARENA_LOG_LEVEL": "WARNING",
+            # Only the matches this bench queues are played.
+            "ARENA_MATCHMAKING_INTERVAL_S": "100000",
+        }
+        if args.database == "postgres":
+            # As deploy/ runs it: PostgreSQL and Redis.
+            extra["REDIS_URL"] = stack.enter_context(redis_server())
+            env = platform_env(var, stack.enter_context(postgres_server()), **extra)
+            self.broker = "redis"
+        else:
+            env, self.broker = sqlite_platform_env(stack, var, **extra)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.conf import settings
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        self.args = args
+        self.threads = args.model_threads
+        self.code_concurrency = args.code_concurrency or settings.CELERY_WORKER_CONCURRENCY
+        self.seed(url, style)
+        from bench._pools import start_pools, stop_pools
+
+        worker_log = (var / "workers.log").open("wb")
+        stack.callback(worker_log.close)
+        pools = start_pools(
+            env,
+            worker_log,
+            ["worker", "model worker"],
+            {"worker": args.code_concurrency or None, "model worker": self.threads},
+        )
+        stack.callback(stop_pools, pools)
+
+    def seed(self, url: str, style: str) -> None:
+        """The model (slots enough for every thread), its entrant, the chess house bot, and two
+        uploaded simple-card starter agents."""
+        from arena.accounts.models import User
+        from arena.llm.models import LanguageModel
+        from arena.llm.services import model_entrant_create
+        from arena.submissions.models import Agent, Submission
+        from arena.submissions.services import house_submission_ensure
+
+        from games.core import get_game_spec
+
+        LanguageModel.objects.create(
+            name="bench",
+            display_name="bench",
+            base_url=url,
+            model_id="bench",
+            json_style=style,
+            default_max_tokens=32,
+            concurrency=4 * self.threads,
+            requests_per_minute=10**9,
+        )
+        owner = User.objects.create_user(username="modeller")
+        entrant = model_entrant_create(
+            owner=owner, model_name="bench", game=MODEL_GAME, name="model", temperature=0.0
+        )
+        Submission.objects.filter(pk=entrant.pk).update(status=Submission.Status.ACCEPTED)
+        self.model_pair = [entrant, house_submission_ensure(game=MODEL_GAME, bot="random")]
+        spec = get_game_spec(CODE_GAME)
+        self.code_pair = [
+            Submission.objects.create(
+                agent=Agent.objects.create(
+                    owner=User.objects.create_user(username=f"coder{i}"), game=CODE_GAME, name="a"
+                ),
+                version=1,
+                source=spec.starter_source(),
+                sha256="0" * 64,
+                game_version=spec.version,
+                status=Submission.Status.ACCEPTED,
+                active=True,
+            )
+            for i in range(2)
+        ]
+
+    def queued(self, game: str) -> int:
+        from arena.matches.models import Match
+
+        return Match.objects.filter(game=game, status__in=["queued", "running"]).count()
+
+    def top_up(self, models: bool) -> None:
+        """Keep code matches (and, with ``models``, model matches) waiting for every slot."""
+        from arena.matches.models import Match
+        from arena.workflows.dispatch import match_schedule
+        from django.db import transaction
+
+        wanted = [(CODE_GAME, 3 * self.code_concurrency)]
+        if models:
+            wanted.append((MODEL_GAME, 2 * self.threads))
+        for game, depth in wanted:
+            for _ in range(depth - self.queued(game)):
+                with transaction.atomic():
+                    if game == CODE_GAME:
+                        match_schedule(kind="ranked", submissions=self.code_pair)
+                    else:
+                        match = match_schedule(
+                            kind="ranked", submissions=self.model_pair, timed=False
+                        )
+                        config = {"games": 1, "max_plies": self.args.plies}
+                        Match.objects.filter(pk=match.pk).update(config=config)
+
+    def drain(self, game: str, timeout_s: float = 300.0) -> None:
+        """Withdraw the waiting matches of ``game`` (a worker skips a match that is no longer
+        queued), then wait for those in play."""
+        from arena.matches.models import Match
+
+        Match.objects.filter(game=game, status="queued").update(
+            status="error", error="withdrawn by the bench"
+        )
+        deadline = time.monotonic() + timeout_s
+        while self.queued(game) and time.monotonic() < deadline:
+            time.sleep(0.5)
+
+    def window(self, seconds: float, models: bool) -> dict[str, Any]:
+        """Matches finished within ``seconds`` while the queues are kept full."""
+        from arena.matches.models import Match
+        from django.utils import timezone
+
+        self.top_up(models)
+        began = timezone.now()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.top_up(models)
+            time.sleep(0.25)
+        until = timezone.now()
+        done = Match.objects.filter(finished__gte=began, finished__lt=until)
+        per_minute = 60 / (until - began).total_seconds()
+        figures: dict[str, Any] = {}
+        for name, game in (("code", CODE_GAME), ("model", MODEL_GAME)):
+            finished = done.filter(game=game, status="finished").count()
+            figures[f"{name}_matches_per_minute"] = round(finished * per_minute, 1)
+            figures[f"{name}_finished"] = finished
+            took = [
+                (finished - started).total_seconds()
+                for started, finished in done.filter(
+                    game=game, status="finished", started__isnull=False
+                ).values_list("started", "finished")
+                if started and finished
+            ]
+            if took:
+                figures[f"{name}_match_s_median"] = round(statistics.median(took), 3)
+            errors = done.filter(game=game).exclude(status="finished").count()
+            if errors:
+                figures[f"{name}_not_finished"] = errors
+        return figures
+
+    def measure(self) -> dict[str, Any]:
+        seconds = self.args.node_seconds
+        log("node: warming up (the pools' first matches are not counted)...")
+        self.window(seconds / 2, models=True)
+        self.drain(MODEL_GAME)
+        log("node: code matches alone...")
+        before = self.window(seconds, models=False)
+        log(f"node: {before}")
+        log(f"node: with model matches at concurrency {self.threads}...")
+        self.top_up(models=True)
+        self.window(min(5.0, seconds / 2), models=True)  # the model pool gets busy first
+        beside = self.window(seconds, models=True)
+        log(f"node: {beside}")
+        self.drain(MODEL_GAME)
+        log("node: code matches alone again...")
+        after = self.window(seconds, models=False)
+        log(f"node: {after}")
+        alone = (before["code_matches_per_minute"] + after["code_matches_per_minute"]) / 2
+        ratio = beside["code_matches_per_minute"] / alone if alone else None
+        return {
+            "pools": {
+                "worker (matches, tournament)": self.code_concurrency,
+                "model worker (llm, threads)": self.threads,
+            },
+            "database": self.args.database,
+            "broker": self.broker,
+            "sandbox": "process",
+            "code_game": CODE_GAME,
+            "model_game": MODEL_GAME,
+            "seconds": seconds,
+            "code_alone_before": before,
+            "with_models": beside,
+            "code_alone_after": after,
+            "code_ratio_with_models": None if ratio is None else round(ratio, 3),
+        }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=["fake", "local"], default="fake")
@@ -123,10 +362,32 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=16, help="matches per concurrency level")
     parser.add_argument("--plies", type=int, default=8, help="plies per chess match (a short one)")
     parser.add_argument("--concurrency", default="1,4,16")
+    parser.add_argument(
+        "--node-seconds", type=float, default=60.0, help="each window of the worker-node figure"
+    )
+    parser.add_argument("--no-node", action="store_true", help="skip the worker-node figure")
+    parser.add_argument(
+        "--node-latency-s",
+        type=float,
+        default=0.0,
+        help="with --server fake, the node's loopback model answers each call this late (as a "
+        "provider would) instead of at once",
+    )
+    parser.add_argument(
+        "--database",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="the node's platform database: SQLite as make run, or PostgreSQL as deploy/",
+    )
+    parser.add_argument("--model-threads", type=int, default=16, help="the model pool's threads")
+    parser.add_argument(
+        "--code-concurrency",
+        type=int,
+        default=0,
+        help="the ranked pool's processes (default: the settings', as make run)",
+    )
     args = parser.parse_args()
     with ExitStack() as stack:
-        from devtools.fakemodel import FakeModel
-
         fake = stack.enter_context(FakeModel())
         if args.server == "local":
             from devtools.localmodel import local_model_server
@@ -144,6 +405,13 @@ def main() -> None:
             },
             "plies_per_match": args.plies,
         }
+        if not args.no_node:
+            if args.server == "fake" and args.node_latency_s:
+                url = stack.enter_context(SlowFake(args.node_latency_s)).base_url
+            figures["node"] = Node(stack, url, style, args).measure()
+            if args.server == "fake":
+                figures["node"]["fake_latency_s"] = args.node_latency_s
+        figures["load_average_1_5_15"] = os.getloadavg()
     print(json.dumps(figures))
 
 

@@ -74,8 +74,19 @@ BENCHES = [
     ),
     (
         "llm_seats.py",
-        ["--calls", "20", "--matches", "2", "--concurrency", "1,2"],
-        {"overhead_ms", "matches_per_minute"},
+        [
+            "--calls",
+            "20",
+            "--matches",
+            "2",
+            "--concurrency",
+            "1,2",
+            "--node-seconds",
+            "3",
+            "--model-threads",
+            "2",
+        ],
+        {"overhead_ms", "matches_per_minute", "node"},
         (),
     ),
     (

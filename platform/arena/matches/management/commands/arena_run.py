@@ -41,6 +41,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.matches.management.commands.arena_worker import (
+    POOL_ENV,
     POOL_EXTRA,
     POOLS,
     beat_argv,
@@ -256,11 +257,7 @@ class Command(BaseCommand):
                 worker_argv(
                     concurrency=concurrency[name], roles=roles, extra=POOL_EXTRA.get(name, ())
                 ),
-                # Maintenance plays no match, and a model match's code seat is cold-started
-                # rarely enough: no warm pool of agent containers there.
-                env={"ARENA_SANDBOX_POOL_SIZE": "0"}
-                if name in ("maintenance worker", "model worker")
-                else {},
+                env=dict(POOL_ENV.get(name, {})),
             )
             for name, roles in POOLS.items()
         ]

@@ -45,6 +45,12 @@ POOLS: dict[str, tuple[str, ...]] = {
 }
 #: Extra ``celery worker`` arguments of a pool.
 POOL_EXTRA: dict[str, tuple[str, ...]] = {"model worker": ("--pool", "threads")}
+#: Environment variables a pool gets on top of the platform's: maintenance plays no match, and a
+#: model match's code seat is cold-started rarely enough, so no warm pool of agent containers.
+POOL_ENV: dict[str, dict[str, str]] = {
+    "maintenance worker": {"ARENA_SANDBOX_POOL_SIZE": "0"},
+    "model worker": {"ARENA_SANDBOX_POOL_SIZE": "0"},
+}
 
 
 def role_queues(roles: list[str] | tuple[str, ...]) -> list[str]:
