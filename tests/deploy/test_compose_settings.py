@@ -128,3 +128,21 @@ def test_behind_the_tls_proxy_the_site_redirects_http_and_sends_hsts(tmp_path: P
     assert result["proxied"] == 200
     assert result["hsts"] == "max-age=31536000; includeSubDomains; preload"
     assert result["csrf_cookie_secure"] is True
+
+
+def test_every_queue_has_a_compose_worker_and_the_pools_match_make_run() -> None:
+    """A queue without a consumer never plays what lands there (a tournament, a model seat)."""
+    from arena.matches.management.commands.arena_worker import POOLS
+    from django.conf import settings
+
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    pools = []
+    for service in services.values():
+        command = service.get("command") or []
+        if "arena_worker" in command:
+            pools.append(
+                tuple(command[i + 1] for i, word in enumerate(command) if word == "--role")
+            )
+    consumed = {role for roles in pools for role in roles}
+    assert consumed == set(settings.ARENA_QUEUES), (consumed, set(settings.ARENA_QUEUES))
+    assert sorted(pools) == sorted(POOLS.values())
