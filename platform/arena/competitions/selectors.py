@@ -130,71 +130,98 @@ def history_page(*, agent: Agent, viewer: object, filters: HistoryFilters) -> Hi
         seats = seats.filter(match__created__lt=_day_start(filters.until + timedelta(days=1)))
     if filters.before is not None:
         seats = seats.filter(match_id__lt=filters.before)
-    # A match where the agent holds two seats (training against itself) is listed once.
+    # A match where the agent holds two seats (training against itself) is listed once. Rows
+    # are read as values, not models: a page is 2 x 25 seats, and building model instances
+    # for them and their matches, versions, agents and owners was most of its time.
     fetch = 2 * filters.limit + 1
-    found = list(
-        seats.select_related("match", "submission")
-        .defer("match__rounds", "match__final_state", "match__stats", "submission__source")
-        .order_by("-match_id", "seat")[:fetch]
-    )
-    mine: dict[int, Participant] = {}
+    found = list(seats.order_by("-match_id", "seat").values(*_SEAT_FIELDS, *_MATCH_FIELDS)[:fetch])
+    mine: dict[int, dict[str, Any]] = {}
     for seat in found:
-        mine.setdefault(seat.match_id, seat)
+        mine.setdefault(seat["match_id"], seat)
     ids = list(mine)[: filters.limit]
     more = len(mine) > filters.limit or len(found) == fetch
-    others: dict[int, list[Participant]] = {i: [] for i in ids}
+    others: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     for p in (
         Participant.objects.filter(match_id__in=ids)
-        .select_related("submission__agent__owner")
-        .defer("submission__source")
         .order_by("match_id", "seat")
+        .values(*_SEAT_FIELDS, *_PUBLIC_FIELDS)
     ):
-        if p.pk != mine[p.match_id].pk:
-            others[p.match_id].append(p)
+        if p["id"] != mine[p["match_id"]]["id"]:
+            others[p["match_id"]].append(p)
     rows = [_history_row(mine[i], others[i], owner_view) for i in ids]
     return HistoryPage(
         agent=agent, rows=rows, next_before=ids[-1] if more and ids else None, owner_view=owner_view
     )
 
 
-def _seat_result(p: Participant) -> dict[str, Any]:
+#: What a history reads of a seat, of its match, and of the other seats' agents.
+_SEAT_FIELDS = (
+    "id",
+    "match_id",
+    "seat",
+    "outcome",
+    "reason",
+    "detail",
+    "score",
+    "rating_before",
+    "rating_after",
+    "submission_id",
+    "submission__version",
+)
+_MATCH_FIELDS = (
+    "match__kind",
+    "match__status",
+    "match__game",
+    "match__created",
+    "match__finished",
+)
+_PUBLIC_FIELDS = (
+    "submission__agent_id",
+    "submission__agent__name",
+    "submission__agent__owner__username",
+)
+
+
+def _seat_result(p: dict[str, Any]) -> dict[str, Any]:
     """What a seat played (the version) and how it came out, for any seat of a history row."""
     return {
-        "version": p.submission.version,
-        "submission": p.submission_id,
-        "outcome": p.outcome or None,
-        "reason": p.reason or None,
-        "score": p.score,
-        "rating_before": p.rating_before,
-        "rating_after": p.rating_after,
+        "version": p["submission__version"],
+        "submission": p["submission_id"],
+        "outcome": p["outcome"] or None,
+        "reason": p["reason"] or None,
+        "score": p["score"],
+        "rating_before": p["rating_before"],
+        "rating_after": p["rating_after"],
     }
 
 
-def _seat_public(p: Participant) -> dict[str, Any]:
+def _seat_public(p: dict[str, Any]) -> dict[str, Any]:
     return {
-        "seat": p.seat,
-        "agent_id": p.submission.agent_id,
-        "agent": p.submission.agent.name,
-        "owner": p.submission.agent.owner.username,
+        "seat": p["seat"],
+        "agent_id": p["submission__agent_id"],
+        "agent": p["submission__agent__name"],
+        "owner": p["submission__agent__owner__username"],
         **_seat_result(p),
     }
 
 
-def _history_row(mine: Participant, others: list[Participant], owner_view: bool) -> dict[str, Any]:
-    match = mine.match
+def _history_row(
+    mine: dict[str, Any], others: list[dict[str, Any]], owner_view: bool
+) -> dict[str, Any]:
+    finished = mine["match__finished"]
     row: dict[str, Any] = {
-        "match": match.pk,
-        "kind": match.kind,
-        "status": match.status,
-        "game": match.game,
-        "created": match.created.isoformat(),
-        "finished": match.finished.isoformat() if match.finished else None,
-        "seat": mine.seat,
+        "match": mine["match_id"],
+        "kind": mine["match__kind"],
+        "status": mine["match__status"],
+        "game": mine["match__game"],
+        "created": mine["match__created"].isoformat(),
+        "finished": finished.isoformat() if finished else None,
+        "seat": mine["seat"],
         **_seat_result(mine),
         "opponents": [_seat_public(o) for o in others],
     }
     if owner_view:
-        row["detail"] = mine.detail
+        row["detail"] = mine["detail"]
     return row
 
 
