@@ -84,21 +84,26 @@ finally:
 print("RESULT=" + json.dumps([n, replies]))
 """
 
-#: A ranked match between the model entrant and the code agent (both on the ladder), cut short
-#: in the transaction that enqueues it (on commit).
-RANKED = """
+#: The game's house bots step off its ladder, so that matchmaking's next pass can only pair the
+#: model entrant with the code agent (on a fresh site all stand at 1200: with the house bots on,
+#: the pass may pair either with a house bot).
+HOUSE_OFF = """
+from arena.submissions.models import Submission
+n = Submission.objects.filter(agent__game={game!r}).exclude(house_bot="").update(active=False)
+print("RESULT=" + str(n))
+"""
+
+#: One matchmaking pass over the game's ladder, as the beat's pass runs it (pair, then enqueue on
+#: commit); the ids of the ranked matches it made.
+PAIR = """
 import json
 from django.db import transaction
-from arena.matches.models import Match
-from arena.submissions.models import Submission
-from arena.workflows.dispatch import match_schedule
+from arena.ratings.services import ladder_pair
+from arena.workflows.dispatch import matches_enqueue_on_commit
 with transaction.atomic():
-    match = match_schedule(
-        kind="ranked", submissions=[Submission.objects.get(pk={model}),
-                                    Submission.objects.get(pk={code})],
-    )
-    Match.objects.filter(pk=match.pk).update(config={config!r})
-print("RESULT=" + json.dumps(match.pk))
+    paired = ladder_pair(game={game!r})
+    matches_enqueue_on_commit(paired)
+print("RESULT=" + json.dumps([m.pk for m in paired]))
 """
 
 
@@ -126,8 +131,9 @@ def model_url() -> Iterator[str]:
 def model_stack(model_url: str) -> Iterator[Stack]:
     """The platform in Docker with the model registered and the model pool running.
 
-    Matchmaking is left to its hour: the ranked match is made by hand (``RANKED``), so none of
-    full length pairs the entrant with a house bot meanwhile. The move budget is generous: a
+    Matchmaking's beat is left to its hour: the test runs the pass itself (``PAIR``) once the
+    entrant and the code agent are the only entries on the game's ladder, so no pass pairs the
+    entrant for a full-length match meanwhile. The move budget is generous: a
     loaded CI host must not turn a slow answer into a timeout (the budget itself is tested
     against the loopback server, tests/llm/test_seat.py).
     """
@@ -253,9 +259,19 @@ def test_a_model_entered_in_the_browser_trains_and_plays_rated_against_code(
         assert code["status"] == "accepted", code["detail"]
         api_request(stack.url, "POST", f"/api/submissions/{code['id']}/activate", token=token)
 
-        ranked_id = shell(
-            stack, RANKED.format(model=entrant_id, code=code["id"], config=SHORT[game])
+        # Matchmaking pairs the two (the model pool held off the llm queue until the match is
+        # cut short).
+        assert shell(stack, HOUSE_OFF.format(game=game)) > 0
+        confirmed(shell(stack, PAUSE.format(node=MODEL_NODE)))
+        paired = shell(stack, PAIR.format(game=game))
+        assert len(paired) == 1, paired
+        ranked_id = paired[0]
+        cut, replies = shell(
+            stack,
+            SHORTEN_AND_RESUME.format(match_id=ranked_id, config=SHORT[game], node=MODEL_NODE),
         )
+        confirmed(replies)
+        assert cut == 1, "the ranked match was taken before it was cut short"
         driver.get(f"{stack.url}/matches/{ranked_id}/")
         wait_for(lambda: text_of(driver, "#match-status") in ("finished", "error"), 300)
         assert text_of(driver, "#match-status") == "finished", text_of(driver, "main")
