@@ -77,7 +77,7 @@ def match_time_limits_s(
 
     Games do not declare a turn cap, so a round is assumed to take at most
     ``max(10, 200 // rounds)`` calls per seat (a one-round chess game: 200 plies each), every
-    call allowed its full budget (the match's, ``clock.match_clock``: a tournament's time
+    call allowed its full budget (the match's, ``matches.clock.match_clock``: a tournament's time
     control, or the platform's); clamped to [5 min, 6 h]. ``seats`` and ``clock`` spare their
     queries when the caller knows them.
     """
