@@ -23,8 +23,17 @@ def _line(t: dict[str, Any]) -> str:
     )
 
 
+def _time_control(t: dict[str, Any]) -> str:
+    if not t.get("timed", True):
+        return "untimed"
+    if t.get("turn_budget_s") is None:  # a server from before tournaments chose their clock
+        return "timed"
+    return f"timed · {t['turn_budget_s']:g} s a turn (models {t['model_move_budget_s']:g} s)"
+
+
 def _show(t: dict[str, Any]) -> None:
     print(_line(t))
+    print(f"time control: {_time_control(t)}")
     if not t.get("results_visible"):
         print(f"results are published at {t['publish_at']}")
         return

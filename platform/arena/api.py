@@ -957,6 +957,10 @@ class TournamentOut(Schema):
     games_per_pairing: int
     duplicate_seats: bool
     timed: bool
+    #: The time control when ``timed`` (seconds): a code seat's budget a turn and a model
+    #: seat's a move, the platform's where the tournament chose none.
+    turn_budget_s: float
+    model_move_budget_s: float
     entry_opens: datetime.datetime
     entry_closes: datetime.datetime
     freeze_at: datetime.datetime

@@ -25,7 +25,7 @@ def test_the_arena_command_lists_enters_and_shows_a_tournament(
 
     from arena_cli.main import main
 
-    t = make_tournament(name="Command-line cup")
+    t = make_tournament(name="Command-line cup", turn_budget_s=1.5, model_move_budget_s=12.0)
     dave = make_user("dave")
     s = accepted_agent(dave, starter_source, name="daves-bot")
     token = token_get_or_create(user=dave).key
@@ -38,7 +38,9 @@ def test_the_arena_command_lists_enters_and_shows_a_tournament(
     assert main([*args, *server]) == 0
     assert Entry.objects.filter(tournament=t, owner=dave).exists()
     assert main(["tournament", "show", str(t.pk), *server]) == 0
-    assert "results are published at" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "results are published at" in out
+    assert "time control: timed · 1.5 s a turn (models 12 s)" in out
     assert main(["tournament", "show", str(t.pk), "--token", token, *server]) == 0
     out = capsys.readouterr().out
     assert "daves-bot" in out and "dave" in out  # an entrant sees the standings so far

@@ -82,8 +82,10 @@ def model_seat(
     match_attempt: int = 0,
     seat: int = 0,
     validation: bool = False,
+    move_budget_s: float | None = None,
 ) -> LlmSeat:
-    """A fresh, unstarted seat for one model entrant."""
+    """A fresh, unstarted seat for one model entrant; ``move_budget_s`` is its match's budget
+    per move when timed (empty: ``ARENA_LLM_MOVE_BUDGET_S``)."""
     model = config.model
     key = os.environ.get(model.api_key_env, "") if model.api_key_env else ""
     if model.api_key_env and not key:
@@ -107,7 +109,9 @@ def model_seat(
             top_p=config.top_p,
         ),
         policy=SeatPolicy(
-            move_budget_s=settings.ARENA_LLM_MOVE_BUDGET_S,
+            move_budget_s=(
+                settings.ARENA_LLM_MOVE_BUDGET_S if move_budget_s is None else move_budget_s
+            ),
             untimed_call_cap_s=settings.ARENA_LLM_UNTIMED_CALL_CAP_S,
             json_output=config.json_output,
             system_prompt_addition=config.system_prompt_addition,

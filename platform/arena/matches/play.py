@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from arena import metrics
 from arena.matches import sandboxing
+from arena.matches.clock import match_clock
 from arena.matches.eventlog import EventWriter, json_safe, text_safe
 from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
@@ -107,6 +108,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
     participants = list(match.participants.select_related("submission__agent").order_by("seat"))
     writer = EventWriter(match.pk)
     try:
+        clock = match_clock(match)  # once a match: a tournament's time control, or the platform's
         # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
         # time; that only matters where the result counts. Validation plays an agent against
         # itself and training is unrated, so they run unfrozen (a poker self-play: minutes less).
@@ -119,6 +121,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                 seat=p.seat,
                 match_attempt=match.attempts,
                 validation=match.kind == Match.Kind.VALIDATION,
+                model_move_budget_s=clock.model_move_budget_s,
             )
             for p in participants
         ]
@@ -129,7 +132,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             config=match.config,
             settings=MatchSettings(
                 timed=match.timed,
-                turn_timeout_s=settings.ARENA_TURN_TIMEOUT_S,
+                turn_timeout_s=clock.turn_budget_s,
                 keep_stdout=(
                     match.kind not in (Match.Kind.RANKED, Match.Kind.TOURNAMENT)
                     or settings.ARENA_RANKED_PRINTS_RETENTION_DAYS > 0

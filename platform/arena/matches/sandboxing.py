@@ -107,13 +107,15 @@ def make_handle(
     seat: int = 0,
     match_attempt: int = 0,
     validation: bool = False,
+    model_move_budget_s: float | None = None,
 ) -> AgentHandle:
     """A fresh, unstarted handle for one seat; the referee starts and closes it.
 
     ``freeze_idle`` freezes a sandboxed agent while it waits for its turn; ``match_id`` names
     its container after the match, for ``sandboxes_reap``. A model entrant gets a model seat
     in this process (never a sandbox: it runs no code of its owner), ``seat`` and
-    ``match_attempt`` label its ledger rows and ``validation`` makes a dead endpoint reject it.
+    ``match_attempt`` label its ledger rows, ``validation`` makes a dead endpoint reject it and
+    ``model_move_budget_s`` is its match's budget per move (empty: the platform's).
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -127,6 +129,7 @@ def make_handle(
             match_attempt=match_attempt,
             seat=seat,
             validation=validation,
+            move_budget_s=model_move_budget_s,
         )
     return create_handle(
         submission.source,

@@ -11,6 +11,7 @@ from django.conf import settings
 from arena import metrics
 from arena.errors import Refused
 from arena.llm.selectors import model_entrant_ids
+from arena.matches.clock import MatchClock, match_clock
 from arena.matches.models import Match
 from games.core import ArenaConfig, create_game
 
@@ -66,14 +67,19 @@ def _count_transition(*, match: Match, previous: str, status: str) -> None:
 
 
 def match_time_limits_s(
-    match: Match, *, seats: int | None = None, with_model: bool | None = None
+    match: Match,
+    *,
+    seats: int | None = None,
+    with_model: bool | None = None,
+    clock: MatchClock | None = None,
 ) -> tuple[float, float]:
     """(soft, hard) Celery time limits derived from the game: its rounds, seats and clock.
 
     Games do not declare a turn cap, so a round is assumed to take at most
     ``max(10, 200 // rounds)`` calls per seat (a one-round chess game: 200 plies each), every
-    call allowed its full budget; clamped to [5 min, 6 h]. ``seats`` spares the count query
-    when the caller knows it.
+    call allowed its full budget (the match's, ``matches.clock.match_clock``: a tournament's time
+    control, or the platform's); clamped to [5 min, 6 h]. ``seats`` and ``clock`` spare their
+    queries when the caller knows them.
     """
     seats = seats or match.participants.count() or 2
     try:
@@ -86,7 +92,9 @@ def match_time_limits_s(
     except Exception:  # a game that cannot say: assume a long one
         logger.exception("could not size match %s of %s", match.pk, match.game)
         rounds = 200
-    per_call_s = settings.ARENA_TURN_TIMEOUT_S if match.timed else 60.0
+    if clock is None:
+        clock = match_clock(match)
+    per_call_s = clock.turn_budget_s if match.timed else 60.0
     if with_model is None:
         with_model = match.pk is not None and bool(
             model_entrant_ids(match.participants.values_list("submission_id", flat=True))
@@ -94,9 +102,7 @@ def match_time_limits_s(
     if with_model:
         # A model seat's move may take its whole budget (docs/llm-seats.md).
         model_s = (
-            settings.ARENA_LLM_MOVE_BUDGET_S
-            if match.timed
-            else settings.ARENA_LLM_UNTIMED_CALL_CAP_S
+            clock.model_move_budget_s if match.timed else settings.ARENA_LLM_UNTIMED_CALL_CAP_S
         )
         per_call_s = max(per_call_s, model_s)
     calls = rounds * seats * max(10, 200 // rounds)

@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from arena.submissions.models import Agent, Submission
-from arena.tournaments.models import Tournament
+from arena.tournaments.models import MODEL_MOVE_BUDGET_S, TURN_BUDGET_S, SecondsBetween, Tournament
 from games.core import available_game_ids
+
+
+def _bounds(seconds: SecondsBetween) -> dict[str, Any]:
+    return {"min": seconds.low, "max": seconds.high, "step": "any"}
 
 
 class TournamentForm(forms.Form):
@@ -23,7 +28,19 @@ class TournamentForm(forms.Form):
     )
     games_per_pairing = forms.IntegerField(min_value=1, max_value=20, initial=2)
     duplicate_seats = forms.BooleanField(required=False, initial=True)
-    timed = forms.BooleanField(required=False, initial=True, label="Timed (the turn budget)")
+    timed = forms.BooleanField(required=False, initial=True, label="Timed (a move clock)")
+    turn_budget_s = forms.FloatField(
+        required=False,
+        label="Code seats' budget a turn (s)",
+        validators=[TURN_BUDGET_S],
+        widget=forms.NumberInput(attrs=_bounds(TURN_BUDGET_S)),
+    )
+    model_move_budget_s = forms.FloatField(
+        required=False,
+        label="Model seats' budget a move (s)",
+        validators=[MODEL_MOVE_BUDGET_S],
+        widget=forms.NumberInput(attrs=_bounds(MODEL_MOVE_BUDGET_S)),
+    )
     entry_opens = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     entry_closes = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     freeze_at = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
@@ -32,6 +49,14 @@ class TournamentForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["game"].choices = [(g, g) for g in available_game_ids()]  # type: ignore[attr-defined]
+        for name, seconds, default_s in (
+            ("turn_budget_s", TURN_BUDGET_S, settings.ARENA_TURN_TIMEOUT_S),
+            ("model_move_budget_s", MODEL_MOVE_BUDGET_S, settings.ARENA_LLM_MOVE_BUDGET_S),
+        ):
+            self.fields[name].help_text = (
+                f"{seconds.low:g} to {seconds.high:g} s; empty: the platform's {default_s:g} s. "
+                "Only when timed: an untimed tournament keeps no clock."
+            )
 
 
 class EntryForm(forms.Form):

@@ -7,11 +7,56 @@ game points at the one ``Match`` that plays it (created when the scheduler relea
 
 from __future__ import annotations
 
+import math
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.deconstruct import deconstructible
 
 from arena.matches.models import Match
 from arena.submissions.models import Agent, Submission
+
+
+@deconstructible
+class SecondsBetween:
+    """A budget in seconds within ``[low, high]`` (empty passes: the platform's default)."""
+
+    def __init__(self, low: float, high: float, what: str) -> None:
+        self.low = low
+        self.high = high
+        self.what = what
+
+    @property
+    def message(self) -> str:
+        return f"{self.what} must be {self.low:g} to {self.high:g} seconds (empty: the platform's)"
+
+    def problem(self, value: float | None) -> str | None:
+        """What is wrong with ``value`` (``None``: nothing); NaN and infinities are refused."""
+        if value is None:
+            return None
+        if not (math.isfinite(value) and self.low <= value <= self.high):
+            return self.message
+        return None
+
+    def __call__(self, value: float | None) -> None:
+        if self.problem(value) is not None:
+            raise ValidationError(self.message, code="out_of_range")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SecondsBetween) and (self.low, self.high, self.what) == (
+            other.low,
+            other.high,
+            other.what,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.low, self.high, self.what))
+
+
+#: The bounds of a tournament's time control: a code seat's turn and a model seat's move.
+TURN_BUDGET_S = SecondsBetween(0.1, 30.0, "a code seat's turn budget")
+MODEL_MOVE_BUDGET_S = SecondsBetween(1.0, 120.0, "a model seat's move budget")
 
 
 class Tournament(models.Model):
@@ -50,8 +95,24 @@ class Tournament(models.Model):
     games_per_pairing = models.PositiveIntegerField(default=2)
     #: Each pair of games plays the same seed twice with the seats swapped (mirrored deals).
     duplicate_seats = models.BooleanField(default=True)
-    #: Time control: every call within the platform's turn budget, or no clock.
+    #: Time control: every call within its budget (below), or no clock.
     timed = models.BooleanField(default=True)
+    #: A code seat's budget per call when timed; empty: the platform's ``ARENA_TURN_TIMEOUT_S``.
+    turn_budget_s = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[TURN_BUDGET_S],
+        help_text=f"Seconds, {TURN_BUDGET_S.low:g} to {TURN_BUDGET_S.high:g}; empty: the "
+        "platform's (ARENA_TURN_TIMEOUT_S). Only when timed: an untimed tournament keeps no clock.",
+    )
+    #: A model seat's budget per move when timed; empty: ``ARENA_LLM_MOVE_BUDGET_S``.
+    model_move_budget_s = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MODEL_MOVE_BUDGET_S],
+        help_text=f"Seconds, {MODEL_MOVE_BUDGET_S.low:g} to {MODEL_MOVE_BUDGET_S.high:g}; empty: "
+        "the platform's (ARENA_LLM_MOVE_BUDGET_S). Only when timed.",
+    )
     #: The game's configuration for every game of the tournament (empty: its defaults).
     config = models.JSONField(default=dict, blank=True)
     entry_opens = models.DateTimeField()

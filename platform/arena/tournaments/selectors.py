@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from arena.errors import NotFound
+from arena.matches.clock import MatchClock, clock_with
 from arena.matches.models import Match
 from arena.tournaments.models import Entry, Game, Tournament
 from arena.tournaments.standings import GameResult, Standing, points_of, standings_compute
@@ -31,6 +32,37 @@ def tournament_get(*, tournament_id: int) -> Tournament:
     if tournament is None:
         raise NotFound(f"no tournament {tournament_id}")
     return tournament
+
+
+def tournament_clock(tournament: Tournament) -> MatchClock:
+    """The budgets of a tournament's timed games: its own, the platform's where left empty."""
+    return clock_with(
+        turn_budget_s=tournament.turn_budget_s,
+        model_move_budget_s=tournament.model_move_budget_s,
+    )
+
+
+def time_control_text(tournament: Tournament) -> str:
+    """The time control in words: ``timed · 1 s a turn (models 10 s)``, or ``untimed``."""
+    if not tournament.timed:
+        return "untimed"
+    clock = tournament_clock(tournament)
+    return f"timed · {clock.turn_budget_s:g} s a turn (models {clock.model_move_budget_s:g} s)"
+
+
+def tournament_match_clock(match: Match) -> MatchClock | None:
+    """The clock of a tournament's game (one query); ``None``, without a query, for any other
+    match. ``arena.matches.clock`` asks it (``TournamentsConfig.ready`` adds it)."""
+    if match.kind != Match.Kind.TOURNAMENT or match.pk is None:
+        return None
+    budgets = (
+        Tournament.objects.filter(pairings__games__match_id=match.pk)
+        .values_list("turn_budget_s", "model_move_budget_s")
+        .first()
+    )
+    if budgets is None:
+        return None
+    return clock_with(turn_budget_s=budgets[0], model_move_budget_s=budgets[1])
 
 
 def progress_visible(tournament: Tournament, user: object) -> bool:
@@ -141,6 +173,7 @@ def tournament_as_dict(
     entrants = getattr(tournament, "entrants", None)
     if not isinstance(entrants, int):
         entrants = tournament.entries.count()
+    clock = tournament_clock(tournament)
     out: dict[str, Any] = {
         "id": tournament.pk,
         "name": tournament.name,
@@ -154,6 +187,10 @@ def tournament_as_dict(
         "games_per_pairing": tournament.games_per_pairing,
         "duplicate_seats": tournament.duplicate_seats,
         "timed": tournament.timed,
+        # The effective budgets (the platform's where the tournament left them empty); they
+        # apply only when ``timed``.
+        "turn_budget_s": clock.turn_budget_s,
+        "model_move_budget_s": clock.model_move_budget_s,
         "entry_opens": tournament.entry_opens,
         "entry_closes": tournament.entry_closes,
         "freeze_at": tournament.freeze_at,

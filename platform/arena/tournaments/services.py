@@ -32,7 +32,14 @@ from arena.matches.play import match_lock
 from arena.matches.services import match_create, match_requeue
 from arena.submissions.models import Agent, Submission
 from arena.tournaments.events import tournament_event
-from arena.tournaments.models import Entry, Game, Pairing, Tournament
+from arena.tournaments.models import (
+    MODEL_MOVE_BUDGET_S,
+    TURN_BUDGET_S,
+    Entry,
+    Game,
+    Pairing,
+    Tournament,
+)
 from arena.tournaments.pairing import (
     Pairing as PlannedPairing,
 )
@@ -70,6 +77,8 @@ PLAY_SETTINGS = (
     "games_per_pairing",
     "duplicate_seats",
     "timed",
+    "turn_budget_s",
+    "model_move_budget_s",
     "config",
 )
 
@@ -112,6 +121,13 @@ def tournament_problems(tournament: Tournament) -> list[str]:
         problems.append("round robin needs room for at least 2 entrants")
     if tournament.swiss_rounds is not None and tournament.swiss_rounds < 1:
         problems.append("a Swiss plays at least one round (leave it empty to size it)")
+    for bounds, value in (
+        (TURN_BUDGET_S, tournament.turn_budget_s),
+        (MODEL_MOVE_BUDGET_S, tournament.model_move_budget_s),
+    ):
+        problem = bounds.problem(value)
+        if problem:
+            problems.append(problem)
     if not tournament.name.strip():
         problems.append("give the tournament a name")
     return problems
@@ -132,9 +148,13 @@ def tournament_create(
     games_per_pairing: int = 2,
     duplicate_seats: bool = True,
     timed: bool = True,
+    turn_budget_s: float | None = None,
+    model_move_budget_s: float | None = None,
     config: dict[str, Any] | None = None,
 ) -> Tournament:
-    """A new tournament; refuses settings that cannot be played, saying which and why."""
+    """A new tournament; refuses settings that cannot be played, saying which and why.
+    ``turn_budget_s`` and ``model_move_budget_s`` are its time control when ``timed`` (empty:
+    the platform's budgets)."""
     tournament = Tournament(
         created_by=created_by,
         name=name,
@@ -149,6 +169,8 @@ def tournament_create(
         games_per_pairing=games_per_pairing,
         duplicate_seats=duplicate_seats,
         timed=timed,
+        turn_budget_s=turn_budget_s,
+        model_move_budget_s=model_move_budget_s,
         config=config or {},
     )
     problems = tournament_problems(tournament)

@@ -77,6 +77,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "tournaments/detail.html",
         {
             "t": tournament,
+            "time_control": selectors.time_control_text(tournament),
             "visible": visible,
             "results": results,
             "game_rows": game_rows,

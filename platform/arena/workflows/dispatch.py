@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.celery_app import app
+from arena.matches.clock import MatchClock, match_clock
 from arena.matches.models import Match, Participant
 from arena.matches.queues import LLM, match_queue, queue_name, role_of_kind
 from arena.matches.services import match_create
@@ -55,16 +56,20 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
                 match_id__in=ids, submission__model_entrant__isnull=False
             ).values_list("match_id", flat=True)
         )
-        # Time limits and queues sized once per game, kind and kind of seat (a model seat's
-        # move is longer), not once per match.
-        routes: dict[tuple[str, int, str, bool], tuple[str, float, float]] = {}
+        # Time limits and queues sized once per game, kind, kind of seat (a model seat's move
+        # is longer) and clock, not once per match.
+        routes: dict[tuple[str, int, str, bool, MatchClock], tuple[str, float, float]] = {}
         eager = bool(app.conf.task_always_eager)  # tests run the task in place
         with app.producer_or_acquire() as producer, _batched(producer):
             for m in matches:
-                key = (m.game, m.game_version, m.kind, m.pk in with_model)
+                clock = match_clock(m)  # no query but for a tournament's game
+                key = (m.game, m.game_version, m.kind, m.pk in with_model, clock)
                 if key not in routes:
                     queue = queue_name(LLM) if key[3] else queue_name(role_of_kind(m.kind))
-                    routes[key] = (queue, *match_time_limits_s(m, seats=2, with_model=key[3]))
+                    routes[key] = (
+                        queue,
+                        *match_time_limits_s(m, seats=2, with_model=key[3], clock=clock),
+                    )
                 queue, soft, hard = routes[key]
                 if eager:
                     task.apply_async(
