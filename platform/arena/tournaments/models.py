@@ -43,6 +43,16 @@ class SecondsBetween:
         if self.problem(value) is not None:
             raise ValidationError(self.message, code="out_of_range")
 
+    def field(self, setting: str, note: str) -> models.FloatField:  # type: ignore[type-arg]
+        """An optional model field of seconds within these bounds (empty: ``setting``'s)."""
+        return models.FloatField(
+            null=True,
+            blank=True,
+            validators=[self],
+            help_text=f"Seconds, {self.low:g} to {self.high:g}; empty: the platform's ({setting}). "
+            + note,
+        )
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SecondsBetween) and (self.low, self.high, self.what) == (
             other.low,
@@ -98,21 +108,11 @@ class Tournament(models.Model):
     #: Time control: every call within its budget (below), or no clock.
     timed = models.BooleanField(default=True)
     #: A code seat's budget per call when timed; empty: the platform's ``ARENA_TURN_TIMEOUT_S``.
-    turn_budget_s = models.FloatField(
-        null=True,
-        blank=True,
-        validators=[TURN_BUDGET_S],
-        help_text=f"Seconds, {TURN_BUDGET_S.low:g} to {TURN_BUDGET_S.high:g}; empty: the "
-        "platform's (ARENA_TURN_TIMEOUT_S). Only when timed: an untimed tournament keeps no clock.",
+    turn_budget_s = TURN_BUDGET_S.field(
+        "ARENA_TURN_TIMEOUT_S", "Only when timed: an untimed tournament keeps no clock."
     )
     #: A model seat's budget per move when timed; empty: ``ARENA_LLM_MOVE_BUDGET_S``.
-    model_move_budget_s = models.FloatField(
-        null=True,
-        blank=True,
-        validators=[MODEL_MOVE_BUDGET_S],
-        help_text=f"Seconds, {MODEL_MOVE_BUDGET_S.low:g} to {MODEL_MOVE_BUDGET_S.high:g}; empty: "
-        "the platform's (ARENA_LLM_MOVE_BUDGET_S). Only when timed.",
-    )
+    model_move_budget_s = MODEL_MOVE_BUDGET_S.field("ARENA_LLM_MOVE_BUDGET_S", "Only when timed.")
     #: The game's configuration for every game of the tournament (empty: its defaults).
     config = models.JSONField(default=dict, blank=True)
     entry_opens = models.DateTimeField()

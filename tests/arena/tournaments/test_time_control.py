@@ -30,12 +30,11 @@ from tests.arena.tournaments.test_tournaments import (
     finish_released,
     freeze_now,
     make_tournament,
+    new_tournament_form,
 )
 from tests.conftest import require_part
 
 pytestmark = pytest.mark.django_db
-
-FMT = "%Y-%m-%dT%H:%M"
 
 
 def staff_client(make_user: Callable[..., User]) -> Client:
@@ -45,24 +44,6 @@ def staff_client(make_user: Callable[..., User]) -> Client:
     client = Client()
     client.force_login(staff)
     return client
-
-
-def new_tournament_form(name: str, **clock: str) -> dict[str, str]:
-    now = timezone.now()
-    return {
-        "name": name,
-        "game": GAME,
-        "format": "auto",
-        "round_robin_max": "12",
-        "games_per_pairing": "2",
-        "duplicate_seats": "on",
-        "timed": "on",
-        "entry_opens": (now - timedelta(hours=1)).strftime(FMT),
-        "entry_closes": (now + timedelta(hours=1)).strftime(FMT),
-        "freeze_at": (now + timedelta(hours=1)).strftime(FMT),
-        "publish_at": (now + timedelta(hours=3)).strftime(FMT),
-        **clock,
-    }
 
 
 def tournament_with(
@@ -166,23 +147,7 @@ def test_the_service_and_the_admin_refuse_a_budget_out_of_range() -> None:
     t = make_tournament(turn_budget_s=0.1, model_move_budget_s=120.0)  # the bounds themselves
     assert (t.turn_budget_s, t.model_move_budget_s) == (0.1, 120.0)
 
-    now = timezone.now()
-    fmt = "%Y-%m-%d %H:%M:%S"
-    data = {
-        "name": "Admin cup",
-        "game": GAME,
-        "format": "auto",
-        "round_robin_max": 12,
-        "games_per_pairing": 2,
-        "duplicate_seats": "on",
-        "timed": "on",
-        "turn_budget_s": "31",
-        "config": "{}",
-        "entry_opens": (now - timedelta(hours=1)).strftime(fmt),
-        "entry_closes": (now + timedelta(hours=1)).strftime(fmt),
-        "freeze_at": (now + timedelta(hours=1)).strftime(fmt),
-        "publish_at": (now + timedelta(hours=3)).strftime(fmt),
-    }
+    data = {**new_tournament_form("Admin cup", turn_budget_s="31"), "config": "{}"}
     form = TournamentAdminForm(data)
     assert not form.is_valid()
     assert form.errors["turn_budget_s"] == [

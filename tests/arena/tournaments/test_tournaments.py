@@ -320,6 +320,27 @@ def test_a_small_tournament_plays_for_real_through_the_match_task(
     assert sum(s.score for s in res.standings) == 6 + 3 * 2  # 6 games, a bye (2) a round
 
 
+FMT = "%Y-%m-%dT%H:%M"
+
+
+def new_tournament_form(name: str, **clock: str) -> dict[str, str]:
+    now = timezone.now()
+    return {
+        "name": name,
+        "game": GAME,
+        "format": "auto",
+        "round_robin_max": "12",
+        "games_per_pairing": "2",
+        "duplicate_seats": "on",
+        "timed": "on",
+        "entry_opens": (now - timedelta(hours=1)).strftime(FMT),
+        "entry_closes": (now + timedelta(hours=1)).strftime(FMT),
+        "freeze_at": (now + timedelta(hours=1)).strftime(FMT),
+        "publish_at": (now + timedelta(hours=3)).strftime(FMT),
+        **clock,
+    }
+
+
 def test_staff_create_a_tournament_on_the_staff_page(make_user: Callable[..., User]) -> None:
     staff = make_user("staff")
     staff.is_staff = True
@@ -328,24 +349,7 @@ def test_staff_create_a_tournament_on_the_staff_page(make_user: Callable[..., Us
     assert client.get("/tournaments/new/").status_code == 302  # to the login page
     client.force_login(staff)
     assert client.get("/tournaments/new/").status_code == 200
-    now = timezone.now()
-    fmt = "%Y-%m-%dT%H:%M"
-    response = client.post(
-        "/tournaments/new/",
-        {
-            "name": "Spring open",
-            "game": GAME,
-            "format": "auto",
-            "round_robin_max": 12,
-            "games_per_pairing": 2,
-            "duplicate_seats": "on",
-            "timed": "on",
-            "entry_opens": (now - timedelta(hours=1)).strftime(fmt),
-            "entry_closes": (now + timedelta(hours=1)).strftime(fmt),
-            "freeze_at": (now + timedelta(hours=1)).strftime(fmt),
-            "publish_at": (now + timedelta(hours=3)).strftime(fmt),
-        },
-    )
+    response = client.post("/tournaments/new/", new_tournament_form("Spring open"))
     t = Tournament.objects.get(name="Spring open")
     assert response.status_code == 302 and response["Location"] == f"/tournaments/{t.pk}/"
     assert client.post(f"/tournaments/{t.pk}/control/", {"action": "pause"}).status_code == 302
