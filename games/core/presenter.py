@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from games.core.record import LogEntry
 
 Frame = dict[str, Any]
 Widget = dict[str, Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,21 @@ def scores_widget(match: ReplayInput, totals: Sequence[float]) -> Widget:
     }
 
 
+def add_points(totals: list[float], result: Mapping[str, Any]) -> list[Any]:
+    """A round's ``[your_points, opponent_points]`` from seat 0's point of view (as ``steps``
+    gives its results), each number among them added to its seat's ``totals``."""
+    points = [result.get("your_points"), result.get("opponent_points")]
+    for seat, value in enumerate(points[: len(totals)]):
+        if isinstance(value, int | float):
+            totals[seat] += value
+    return points
+
+
+def nth(items: Sequence[T], index: int) -> T | None:
+    """``items[index]``, or ``None`` when the viewer has not seen that many."""
+    return items[index] if 0 <= index < len(items) else None
+
+
 def generic_present(match: ReplayInput) -> Replay:
     """A replay for a game without its own presenter: one frame per action and per round end."""
     replay = Replay()
@@ -257,10 +273,7 @@ def generic_present(match: ReplayInput) -> Replay:
             if result is None or round_no in shown_rounds:
                 continue
             shown_rounds.add(round_no)
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points[: len(totals)]):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            add_points(totals, result)
             details = [
                 [k.replace("_", " "), number(v) if isinstance(v, int | float) else str(v)]
                 for k, v in result.items()

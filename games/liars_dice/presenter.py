@@ -10,6 +10,8 @@ from games.core.presenter import (
     Replay,
     ReplayInput,
     action_of,
+    add_points,
+    nth,
     number,
     payload,
     scores_widget,
@@ -60,10 +62,7 @@ def present(match: ReplayInput) -> Replay:
         if round_no != current:
             current, bids, dice_left, challenges = round_no, [], [5, 5], 0
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            add_points(totals, result)
             winner = match.name(0) if result.get("winner") == "you" else match.name(1)
             replay.add(
                 round_no,
@@ -85,7 +84,7 @@ def present(match: ReplayInput) -> Replay:
         own = state.get("your_dice") if isinstance(state.get("your_dice"), list) else None
         widgets: list[dict[str, Any]] = []
         if act.get("type") == "challenge":
-            reveal = _nth(reveals.get(round_no, []), challenges)
+            reveal = nth(reveals.get(round_no, []), challenges)
             challenges += 1
             label = f"round {round_no}: {match.name(seat)} challenges"
             bids = [*bids, f"{match.name(seat)} challenges"]
@@ -136,10 +135,6 @@ def present(match: ReplayInput) -> Replay:
         widgets.append(scores_widget(match, totals))
         replay.add(round_no, label, entry.get("seq"), *widgets)
     return replay
-
-
-def _nth(items: Sequence[Mapping[str, Any]], index: int) -> Mapping[str, Any] | None:
-    return items[index] if 0 <= index < len(items) else None
 
 
 def _reveals(entries: Sequence[Mapping[str, Any]]) -> dict[Any, list[Mapping[str, Any]]]:

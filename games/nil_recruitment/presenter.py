@@ -10,6 +10,7 @@ from games.core.presenter import (
     Replay,
     ReplayInput,
     action_of,
+    add_points,
     number,
     payload,
     said,
@@ -32,10 +33,7 @@ def present(match: ReplayInput) -> Replay:
             current, chat, sealed = round_no, [], []
         recruit = _recruit_widget(recruits.get(round_no))
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            points = add_points(totals, result)
             winner = result.get("winner")
             signed = match.name(0) if winner == "you" else match.name(1)
             rows = [

@@ -9,6 +9,7 @@ from games.core.presenter import (
     Replay,
     ReplayInput,
     action_of,
+    add_points,
     number,
     payload,
     said,
@@ -32,10 +33,7 @@ def present(match: ReplayInput) -> Replay:
         if round_no != current:
             current, chat, sealed, level = round_no, [], [], 0
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            points = add_points(totals, result)
             mine, theirs = result.get("your_choices") or [], result.get("opponent_choices") or []
             outcome = str(result.get("outcome", ""))
             text = OUTCOMES.get(outcome, outcome.replace("_", " ")).format(

@@ -10,6 +10,8 @@ from games.core.presenter import (
     Replay,
     ReplayInput,
     action_of,
+    add_points,
+    nth,
     number,
     payload,
     scores_widget,
@@ -32,10 +34,7 @@ def present(match: ReplayInput) -> Replay:
         if round_no != current:
             current, rows, asked = round_no, [], [0, 0]
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            points = add_points(totals, result)
             outcome = str(result.get("outcome", ""))
             replay.add(
                 round_no,
@@ -62,7 +61,7 @@ def present(match: ReplayInput) -> Replay:
             code = str(act.get("code") or act.get("text") or "")
             answer = None
             if isinstance(seat, int) and seat in (0, 1):
-                answer = _nth(answers.get((round_no, seat), []), asked[seat])
+                answer = nth(answers.get((round_no, seat), []), asked[seat])
                 asked[seat] += 1
             shown = (
                 f"{answer.get('bulls')} bulls, {answer.get('cows')} cows"
@@ -84,10 +83,6 @@ def present(match: ReplayInput) -> Replay:
 
 def _probes(rows: list[list[str]]) -> dict[str, Any]:
     return {"kind": "table", "head": ["cycle", "who", "move", "answer"], "rows": rows}
-
-
-def _nth(items: Sequence[Any], index: int) -> Any:
-    return items[index] if 0 <= index < len(items) else None
 
 
 def _answers(entries: Sequence[Mapping[str, Any]]) -> dict[tuple[Any, int], list[Any]]:

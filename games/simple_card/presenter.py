@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core.presenter import Replay, ReplayInput, number, payload, scores_widget, steps
+from games.core.presenter import (
+    Replay,
+    ReplayInput,
+    add_points,
+    number,
+    payload,
+    scores_widget,
+    steps,
+)
 
 
 def present(match: ReplayInput) -> Replay:
@@ -18,10 +26,7 @@ def present(match: ReplayInput) -> Replay:
         if round_no != current:
             current, played = round_no, []
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            points = add_points(totals, result)
             cards = [result.get("your_card"), result.get("opponent_card")]
             replay.add(
                 round_no,

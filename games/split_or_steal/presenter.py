@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.core.presenter import Replay, ReplayInput, action_of, number, said, scores_widget, steps
+from games.core.presenter import (
+    Replay,
+    ReplayInput,
+    action_of,
+    add_points,
+    number,
+    said,
+    scores_widget,
+    steps,
+)
 
 
 def present(match: ReplayInput) -> Replay:
@@ -19,10 +28,7 @@ def present(match: ReplayInput) -> Replay:
         if round_no != current:
             current, chat, chosen = round_no, [], []
         if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            points = add_points(totals, result)
             choices = [result.get("your_choice"), result.get("opponent_choice")]
             replay.add(
                 round_no,
