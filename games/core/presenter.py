@@ -241,6 +241,71 @@ def nth(items: Sequence[T], index: int) -> T | None:
     return items[index] if 0 <= index < len(items) else None
 
 
+class RoundFrames:
+    """One round of a two-seat game as ``present_rounds`` shows it. A game's subclass keeps the
+    round's state and gives the label and widgets of a frame per action taken (``action``) and of
+    the round's end (``result``); the match score is added after them."""
+
+    def __init__(self, match: ReplayInput, round_no: Any) -> None:
+        self.match = match
+        self.round_no = round_no
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        """The frame of an action taken (``entry``)."""
+        raise NotImplementedError
+
+    def result(
+        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
+    ) -> tuple[str, list[Widget]]:
+        """The frame of the round's end: its ``result`` from seat 0's point of view and its
+        ``[your_points, opponent_points]``."""
+        raise NotImplementedError
+
+
+class TalkFrames(RoundFrames):
+    """A round of a game with talk: the round's chat so far."""
+
+    def __init__(self, match: ReplayInput, round_no: Any) -> None:
+        super().__init__(match, round_no)
+        self.chat: list[dict[str, Any]] = []
+
+    def heard(self, entry: LogEntry) -> bool:
+        """Whether ``entry`` said something; if it did, the chat goes on with it (as a new list:
+        the frames before keep the chat they showed)."""
+        text = said(action_of(entry))
+        if text is None:
+            return False
+        seat = entry.get("seat")
+        self.chat = [*self.chat, {"seat": seat, "who": self.match.name(seat), "text": text}]
+        return True
+
+    def chat_widget(self) -> Widget:
+        """The round's chat so far."""
+        return {"kind": "chat", "messages": self.chat}
+
+
+def present_rounds(
+    match: ReplayInput, new_round: Callable[[ReplayInput, Any], RoundFrames]
+) -> Replay:
+    """The replay of a two-seat game played round by round: ``new_round(match, round_no)`` (a
+    ``RoundFrames`` class, or a function making one) gives the frames of each round, a fresh one
+    whenever the round changes; every frame ends with the match score the rounds add up to."""
+    replay = Replay()
+    totals = [0.0, 0.0]
+    frames: RoundFrames | None = None
+    current: Any = None
+    for entry, result in steps(match.entries):
+        round_no = entry.get("round")
+        if frames is None or round_no != current:
+            current, frames = round_no, new_round(match, round_no)
+        if result is None:
+            label, widgets = frames.action(entry)
+        else:
+            label, widgets = frames.result(entry, result, add_points(totals, result))
+        replay.add(round_no, label, entry.get("seq"), *widgets, scores_widget(match, totals))
+    return replay
+
+
 def generic_present(match: ReplayInput) -> Replay:
     """A replay for a game without its own presenter: one frame per action and per round end."""
     replay = Replay()
