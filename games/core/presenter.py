@@ -241,33 +241,30 @@ def nth(items: Sequence[T], index: int) -> T | None:
     return items[index] if 0 <= index < len(items) else None
 
 
+@dataclass
 class RoundFrames:
-    """One round of a two-seat game as ``present_rounds`` shows it. A game's subclass keeps the
-    round's state and gives the label and widgets of a frame per action taken (``action``) and of
-    the round's end (``result``); the match score is added after them."""
+    """One round of a two-seat game as ``present_rounds`` shows it. A game's subclass (a
+    dataclass: the round's state its fields) gives the label and widgets of a frame per action
+    taken (``action``) and of the round's end (``result``); the match score is added after them."""
 
-    def __init__(self, match: ReplayInput, round_no: Any) -> None:
-        self.match = match
-        self.round_no = round_no
+    match: ReplayInput
+    round_no: Any
 
     def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
         """The frame of an action taken (``entry``)."""
         raise NotImplementedError
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         """The frame of the round's end: its ``result`` from seat 0's point of view and its
         ``[your_points, opponent_points]``."""
         raise NotImplementedError
 
 
+@dataclass
 class TalkFrames(RoundFrames):
     """A round of a game with talk: the round's chat so far."""
 
-    def __init__(self, match: ReplayInput, round_no: Any) -> None:
-        super().__init__(match, round_no)
-        self.chat: list[dict[str, Any]] = []
+    chat: list[dict[str, Any]] = field(default_factory=list, init=False)
 
     def heard(self, entry: LogEntry) -> bool:
         """Whether ``entry`` said something; if it did, the chat goes on with it (as a new list:
@@ -301,7 +298,7 @@ def present_rounds(
         if result is None:
             label, widgets = frames.action(entry)
         else:
-            label, widgets = frames.result(entry, result, add_points(totals, result))
+            label, widgets = frames.result(result, add_points(totals, result))
         replay.add(round_no, label, entry.get("seq"), *widgets, scores_widget(match, totals))
     return replay
 

@@ -4,6 +4,7 @@ the dice each player has left."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -52,22 +53,18 @@ def bid_words(quantity: Any, face: Any) -> str:
 def present(match: ReplayInput) -> Replay:
     """A frame per bid and per challenge (with the reveal when the viewer may see it)."""
     reveals = _reveals(match.entries)
-    return present_rounds(match, lambda m, r: _Round(m, r, reveals.get(r)))
+    return present_rounds(match, lambda m, r: _Round(m, r, reveals.get(r, [])))
 
 
+@dataclass
 class _Round(RoundFrames):
-    def __init__(
-        self, match: ReplayInput, round_no: Any, reveals: list[Mapping[str, Any]] | None
-    ) -> None:
-        super().__init__(match, round_no)
-        self.reveals = reveals or []
-        self.bids: list[str] = []
-        self.dice_left = [5, 5]
-        self.challenges = 0
+    #: The round's challenges with both hands, as far as the viewer may see them.
+    reveals: list[Mapping[str, Any]]
+    bids: list[str] = field(default_factory=list, init=False)
+    dice_left: list[int] = field(default_factory=lambda: [5, 5], init=False)
+    challenges: int = field(default=0, init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         name = self.match.name
         winner = name(0) if result.get("winner") == "you" else name(1)
         facts = {

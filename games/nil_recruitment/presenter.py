@@ -4,6 +4,7 @@ offers and fits revealed and who signed the recruit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -24,15 +25,12 @@ def present(match: ReplayInput) -> Replay:
     return present_rounds(match, lambda m, r: _Round(m, r, _recruit_widget(recruits.get(r))))
 
 
+@dataclass
 class _Round(TalkFrames):
-    def __init__(self, match: ReplayInput, round_no: Any, recruit: Widget) -> None:
-        super().__init__(match, round_no)
-        self.recruit = recruit
-        self.sealed: list[str] = []
+    recruit: Widget
+    sealed: list[str] = field(default_factory=list, init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         name = self.match.name
         signed = name(0) if result.get("winner") == "you" else name(1)
         rows = [

@@ -3,6 +3,7 @@ who stood, who yielded, or war."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -24,15 +25,13 @@ def present(match: ReplayInput) -> Replay:
     return present_rounds(match, _Crisis)
 
 
+@dataclass
 class _Crisis(TalkFrames):
-    def __init__(self, match: ReplayInput, round_no: Any) -> None:
-        super().__init__(match, round_no)
-        self.sealed: list[str] = []
-        self.level: Any = 0
+    sealed: list[str] = field(default_factory=list, init=False)
+    #: The escalation level last shown to the viewer.
+    level: Any = field(default=0, init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         name = self.match.name
         mine, theirs = result.get("your_choices") or [], result.get("opponent_choices") or []
         outcome = str(result.get("outcome", ""))

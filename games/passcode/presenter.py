@@ -4,6 +4,7 @@ revealed when the round ends."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -28,18 +29,14 @@ def present(match: ReplayInput) -> Replay:
     return present_rounds(match, lambda m, r: _Round(m, r, answers))
 
 
+@dataclass
 class _Round(RoundFrames):
-    def __init__(
-        self, match: ReplayInput, round_no: Any, answers: dict[tuple[Any, int], list[Any]]
-    ) -> None:
-        super().__init__(match, round_no)
-        self.answers = answers
-        self.rows: list[list[str]] = []
-        self.asked = [0, 0]
+    #: Each seat's answers per round (the viewer's own, or all once public).
+    answers: dict[tuple[Any, int], list[Any]]
+    rows: list[list[str]] = field(default_factory=list, init=False)
+    asked: list[int] = field(default_factory=lambda: [0, 0], init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         name = self.match.name
         outcome = str(result.get("outcome", ""))
         facts = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -21,14 +22,11 @@ def present(match: ReplayInput) -> Replay:
     return present_rounds(match, _Round)
 
 
+@dataclass
 class _Round(RoundFrames):
-    def __init__(self, match: ReplayInput, round_no: Any) -> None:
-        super().__init__(match, round_no)
-        self.played: list[str] = []
+    played: list[str] = field(default_factory=list, init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         cards = [result.get("your_card"), result.get("opponent_card")]
         seats = {
             "kind": "seats",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
@@ -20,14 +21,11 @@ def present(match: ReplayInput) -> Replay:
     return present_rounds(match, _Round)
 
 
+@dataclass
 class _Round(TalkFrames):
-    def __init__(self, match: ReplayInput, round_no: Any) -> None:
-        super().__init__(match, round_no)
-        self.chosen: list[str] = []
+    chosen: list[str] = field(default_factory=list, init=False)
 
-    def result(
-        self, entry: LogEntry, result: dict[str, Any], points: list[Any]
-    ) -> tuple[str, list[Widget]]:
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
         name = self.match.name
         choices = [result.get("your_choice"), result.get("opponent_choice")]
         return f"round {self.round_no}: {choices[0]} / {choices[1]}", [
