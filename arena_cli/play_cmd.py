@@ -26,6 +26,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from arena_cli import add_command
 from games.core import (
     MatchRecord,
     MatchSettings,
@@ -53,11 +54,11 @@ LLM_PREFIX = "llm:"
 
 def register(subparsers: Any) -> None:
     """Add ``play``."""
-    play = subparsers.add_parser(
+    play = add_command(
+        subparsers,
         "play",
-        help="play a local match: your agent against a house bot or another file, in the sandbox",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "play a local match: your agent against a house bot or another file, in the sandbox",
+        __doc__,
     )
     play.add_argument("agent", metavar="AGENT.py", help="your agent file (defines class Agent)")
     play.add_argument(

@@ -14,17 +14,18 @@ import argparse
 import sys
 from typing import Any
 
+from arena_cli import add_command
 from games.core import UnknownGameError, available_game_ids, get_game_spec
 from games.core.playthrough import replay, write_playthroughs
 
 
 def register(subparsers: Any) -> None:
     """Add ``playthroughs``."""
-    cmd = subparsers.add_parser(
+    cmd = add_command(
+        subparsers,
         "playthroughs",
-        help="check the golden playthroughs, or record them again (--write)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "check the golden playthroughs, or record them again (--write)",
+        __doc__,
     )
     cmd.add_argument("--game", help="one game id (default: every game)")
     cmd.add_argument("--write", action="store_true", help="record the playthroughs again")

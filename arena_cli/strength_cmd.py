@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena_cli import add_command
 from games.core import UnknownGameError, get_game_spec
 from games.core.tournament import play_round_robin
 
@@ -27,11 +28,11 @@ STRENGTH_FILE = "strength.json"
 
 def register(subparsers: Any) -> None:
     """Add ``strength``."""
-    strength = subparsers.add_parser(
+    strength = add_command(
+        subparsers,
         "strength",
-        help="round robin of a game's house bots: the strength table (--write stores it)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "round robin of a game's house bots: the strength table (--write stores it)",
+        __doc__,
     )
     strength.add_argument("--game", required=True, help="game id, e.g. simple-card")
     strength.add_argument(

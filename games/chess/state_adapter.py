@@ -28,25 +28,21 @@ class ChessStateAdapter(StateAdapter):
             "in_check": public_state["in_check"],
         }
 
-    def state_to_prompt(
-        self,
-        public_state: dict[str, Any],
-        private_state: dict[str, Any],
-        valid_actions: list[Action],
-        turn_history: list[dict[str, Any]],
+    def view_prompt(
+        self, view: dict[str, Any], valid_actions: list[Action], turn_history: list[dict[str, Any]]
     ) -> str:
         """FEN, side to move, the board and the legal moves, as ``rules.md`` describes them."""
-        board = chess.Board(public_state["fen"])
+        board = chess.Board(view["fen"])
         side = "White" if board.turn == chess.WHITE else "Black"
         legal = " ".join(a["move"] for a in valid_actions)
         lines = [
-            f"You are playing {private_state['color']} (game {public_state['round']}).",
-            f"Current position (FEN): {public_state['fen']}",
-            f"Side to move: {side}" + (" (in check)" if public_state["in_check"] else ""),
+            f"You are playing {view['color']} (game {view['round']}).",
+            f"Current position (FEN): {view['fen']}",
+            f"Side to move: {side}" + (" (in check)" if view["in_check"] else ""),
             "",
             str(board),
             "",
-            f"Moves so far (UCI): {' '.join(public_state['moves']) or '(none)'}",
+            f"Moves so far (UCI): {' '.join(view['moves']) or '(none)'}",
             f"Legal moves (UCI): {legal}",
             "",
             'Answer with one JSON object: {"type": "move", "move": "<uci>"}, e.g. '

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from games.core.action_parser import ActionParser
-from games.core.errors import ActionParseError
+from games.core.errors import ActionParseError, IllegalActionError
 from games.core.game import Action
 
 
@@ -21,6 +21,18 @@ def checked_message_text(action: Action, limit: int, error: type[ValueError]) ->
     if len(text) > limit:
         raise error(f"the message has {len(text)} characters; the limit is {limit}: shorten it")
     return text
+
+
+def record_message(
+    messages: list[dict[str, str]], player: str, action: Action, limit: int, refusal: str
+) -> None:
+    """A turn of a game's talk phase: append ``player``'s message to ``messages``; any other
+    action is refused with ``refusal`` (what the phase wants), over-long text as
+    ``checked_message_text`` says."""
+    if action.get("action_type") != "message":
+        raise IllegalActionError(refusal)
+    text = checked_message_text(action, limit, IllegalActionError)
+    messages.append({"sender": player, "text": text})
 
 
 class TalkingActionParser(ActionParser):

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from games.core.record import LogEntry
 
 Frame = dict[str, Any]
 Widget = dict[str, Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,83 @@ def scores_widget(match: ReplayInput, totals: Sequence[float]) -> Widget:
     }
 
 
+def add_points(totals: list[float], result: Mapping[str, Any]) -> list[Any]:
+    """A round's ``[your_points, opponent_points]`` from seat 0's point of view (as ``steps``
+    gives its results), each number among them added to its seat's ``totals``."""
+    points = [result.get("your_points"), result.get("opponent_points")]
+    for seat, value in enumerate(points[: len(totals)]):
+        if isinstance(value, int | float):
+            totals[seat] += value
+    return points
+
+
+def nth(items: Sequence[T], index: int) -> T | None:
+    """``items[index]``, or ``None`` when the viewer has not seen that many."""
+    return items[index] if 0 <= index < len(items) else None
+
+
+@dataclass
+class RoundFrames:
+    """One round of a two-seat game as ``present_rounds`` shows it. A game's subclass (a
+    dataclass: the round's state its fields) gives the label and widgets of a frame per action
+    taken (``action``) and of the round's end (``result``); the match score is added after them."""
+
+    match: ReplayInput
+    round_no: Any
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        """The frame of an action taken (``entry``)."""
+        raise NotImplementedError
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        """The frame of the round's end: its ``result`` from seat 0's point of view and its
+        ``[your_points, opponent_points]``."""
+        raise NotImplementedError
+
+
+@dataclass
+class TalkFrames(RoundFrames):
+    """A round of a game with talk: the round's chat so far."""
+
+    chat: list[dict[str, Any]] = field(default_factory=list, init=False)
+
+    def heard(self, entry: LogEntry) -> bool:
+        """Whether ``entry`` said something; if it did, the chat goes on with it (as a new list:
+        the frames before keep the chat they showed)."""
+        text = said(action_of(entry))
+        if text is None:
+            return False
+        seat = entry.get("seat")
+        self.chat = [*self.chat, {"seat": seat, "who": self.match.name(seat), "text": text}]
+        return True
+
+    def chat_widget(self) -> Widget:
+        """The round's chat so far."""
+        return {"kind": "chat", "messages": self.chat}
+
+
+def present_rounds(
+    match: ReplayInput, new_round: Callable[[ReplayInput, Any], RoundFrames]
+) -> Replay:
+    """The replay of a two-seat game played round by round: ``new_round(match, round_no)`` (a
+    ``RoundFrames`` class, or a function making one) gives the frames of each round, a fresh one
+    whenever the round changes; every frame ends with the match score the rounds add up to."""
+    replay = Replay()
+    totals = [0.0, 0.0]
+    frames: RoundFrames | None = None
+    current: Any = None
+    for entry, result in steps(match.entries):
+        round_no = entry.get("round")
+        if frames is None or round_no != current:
+            current, frames = round_no, new_round(match, round_no)
+        if result is None:
+            label, widgets = frames.action(entry)
+        else:
+            label, widgets = frames.result(result, add_points(totals, result))
+        replay.add(round_no, label, entry.get("seq"), *widgets, scores_widget(match, totals))
+    return replay
+
+
 def generic_present(match: ReplayInput) -> Replay:
     """A replay for a game without its own presenter: one frame per action and per round end."""
     replay = Replay()
@@ -257,10 +335,7 @@ def generic_present(match: ReplayInput) -> Replay:
             if result is None or round_no in shown_rounds:
                 continue
             shown_rounds.add(round_no)
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points[: len(totals)]):
-                if isinstance(p, int | float):
-                    totals[s] += p
+            add_points(totals, result)
             details = [
                 [k.replace("_", " "), number(v) if isinstance(v, int | float) else str(v)]
                 for k, v in result.items()

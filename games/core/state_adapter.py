@@ -89,9 +89,17 @@ class StateAdapter:
         valid_actions: list[Action],
         turn_history: list[dict[str, Any]],
     ) -> str:
-        """The main prompt body for a language-model seat."""
+        """The main prompt body for a language-model seat: ``view_prompt`` over the seat's
+        ``round_state``, the view a code agent is sent, so a model is never told more."""
         player_id = str(private_state.get("player_id", ""))
         view = self.to_round_state(public_state, private_state, player_id)
+        return self.view_prompt(view, valid_actions, turn_history)
+
+    def view_prompt(
+        self, view: dict[str, Any], valid_actions: list[Action], turn_history: list[dict[str, Any]]
+    ) -> str:
+        """The prompt from the seat's ``round_state`` ``view``: by default the state as JSON, the
+        legal actions and the recent turns. A game may say it in words instead (chess, poker)."""
         parts = [
             "Current state:",
             json.dumps(view, indent=2, sort_keys=True),

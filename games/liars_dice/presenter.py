@@ -4,17 +4,21 @@ the dice each player has left."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
     Replay,
     ReplayInput,
+    RoundFrames,
+    Widget,
     action_of,
+    nth,
     number,
     payload,
-    scores_widget,
-    steps,
+    present_rounds,
 )
+from games.core.record import LogEntry
 
 #: Quantities as words, so a bid reads as a sentence ("five 6s"), not as a product ("5 × 6").
 NUMBER_WORDS = (
@@ -48,61 +52,52 @@ def bid_words(quantity: Any, face: Any) -> str:
 
 def present(match: ReplayInput) -> Replay:
     """A frame per bid and per challenge (with the reveal when the viewer may see it)."""
-    replay = Replay()
-    totals = [0.0, 0.0]
     reveals = _reveals(match.entries)
-    bids: list[str] = []
-    dice_left = [5, 5]
-    challenges = 0
-    current: Any = None
-    for entry, result in steps(match.entries):
-        round_no, seat = entry.get("round"), entry.get("seat")
-        if round_no != current:
-            current, bids, dice_left, challenges = round_no, [], [5, 5], 0
-        if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
-            winner = match.name(0) if result.get("winner") == "you" else match.name(1)
-            replay.add(
-                round_no,
-                f"round {round_no}: {winner} wins",
-                entry.get("seq"),
-                {
-                    "kind": "facts",
-                    "items": [
-                        ["round won by", winner],
-                        [f"{match.name(0)} dice left", number(result.get("your_dice_left"))],
-                        [f"{match.name(1)} dice left", number(result.get("opponent_dice_left"))],
-                    ],
-                },
-                scores_widget(match, totals),
-            )
-            continue
+    return present_rounds(match, lambda m, r: _Round(m, r, reveals.get(r, [])))
+
+
+@dataclass
+class _Round(RoundFrames):
+    #: The round's challenges with both hands, as far as the viewer may see them.
+    reveals: list[Mapping[str, Any]]
+    bids: list[str] = field(default_factory=list, init=False)
+    dice_left: list[int] = field(default_factory=lambda: [5, 5], init=False)
+    challenges: int = field(default=0, init=False)
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        name = self.match.name
+        winner = name(0) if result.get("winner") == "you" else name(1)
+        facts = {
+            "kind": "facts",
+            "items": [
+                ["round won by", winner],
+                [f"{name(0)} dice left", number(result.get("your_dice_left"))],
+                [f"{name(1)} dice left", number(result.get("opponent_dice_left"))],
+            ],
+        }
+        return f"round {self.round_no}: {winner} wins", [facts]
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        name, seat, round_no = self.match.name, entry.get("seat"), self.round_no
         act = action_of(entry)
         state = payload(entry)
         own = state.get("your_dice") if isinstance(state.get("your_dice"), list) else None
-        widgets: list[dict[str, Any]] = []
+        widgets: list[Widget] = []
         if act.get("type") == "challenge":
-            reveal = _nth(reveals.get(round_no, []), challenges)
-            challenges += 1
-            label = f"round {round_no}: {match.name(seat)} challenges"
-            bids = [*bids, f"{match.name(seat)} challenges"]
-            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": bids})
+            reveal = nth(self.reveals, self.challenges)
+            self.challenges += 1
+            label = f"round {round_no}: {name(seat)} challenges"
+            self.bids = [*self.bids, f"{name(seat)} challenges"]
+            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": self.bids})
             if reveal is not None:
-                loser = match.name(0) if reveal.get("loser") == "you" else match.name(1)
-                dice_left[0 if reveal.get("loser") == "you" else 1] -= 1
+                loser = name(0) if reveal.get("loser") == "you" else name(1)
+                self.dice_left[0 if reveal.get("loser") == "you" else 1] -= 1
                 bid = reveal.get("bid") or {}
                 widgets += [
+                    {"kind": "dice", "label": name(0), "dice": list(reveal.get("your_dice") or [])},
                     {
                         "kind": "dice",
-                        "label": match.name(0),
-                        "dice": list(reveal.get("your_dice") or []),
-                    },
-                    {
-                        "kind": "dice",
-                        "label": match.name(1),
+                        "label": name(1),
                         "dice": list(reveal.get("opponent_dice") or []),
                     },
                     {
@@ -120,26 +115,18 @@ def present(match: ReplayInput) -> Replay:
                 )
         else:
             bid_text = bid_words(act.get("quantity"), act.get("face"))
-            label = f"round {round_no}: {match.name(seat)} bids {bid_text}"
-            bids = [*bids, f"{match.name(seat)}: {bid_text}"]
-            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": bids})
+            label = f"round {round_no}: {name(seat)} bids {bid_text}"
+            self.bids = [*self.bids, f"{name(seat)}: {bid_text}"]
+            widgets.append({"kind": "lines", "title": BIDS_TITLE, "lines": self.bids})
             if own is not None:
-                widgets.append(
-                    {"kind": "dice", "label": f"{match.name(seat)} (own dice)", "dice": own}
-                )
+                widgets.append({"kind": "dice", "label": f"{name(seat)} (own dice)", "dice": own})
         widgets.append(
             {
                 "kind": "facts",
-                "items": [[f"{match.name(s)} dice", number(dice_left[s])] for s in (0, 1)],
+                "items": [[f"{name(s)} dice", number(self.dice_left[s])] for s in (0, 1)],
             }
         )
-        widgets.append(scores_widget(match, totals))
-        replay.add(round_no, label, entry.get("seq"), *widgets)
-    return replay
-
-
-def _nth(items: Sequence[Mapping[str, Any]], index: int) -> Mapping[str, Any] | None:
-    return items[index] if 0 <= index < len(items) else None
+        return label, widgets
 
 
 def _reveals(entries: Sequence[Mapping[str, Any]]) -> dict[Any, list[Mapping[str, Any]]]:

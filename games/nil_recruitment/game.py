@@ -16,7 +16,7 @@ from typing import Any
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
 from games.core.game import RoundByRoundGame, your_and_opponent
-from games.core.messages import checked_message_text
+from games.core.messages import record_message
 from games.nil_recruitment.config import NilRecruitmentConfig
 
 # Flavour: who the recruit is and where the schools are. It changes nothing in the rules.
@@ -225,14 +225,15 @@ class NilRecruitmentGame(RoundByRoundGame):
         player, info = self._begin_step(action)
         kind = action.get("action_type")
         if self.phase == "pitch":
-            if kind != "message":
-                raise IllegalActionError(
-                    f'it is the pitch phase: send {{"type": "message", "text": ...}} '
-                    f"({len(self.messages)} of {self.config.messages_per_round} messages sent), "
-                    f"not {kind!r}"
-                )
-            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
-            self.messages.append({"sender": player, "text": text})
+            record_message(
+                self.messages,
+                player,
+                action,
+                self.config.max_message_chars,
+                f'it is the pitch phase: send {{"type": "message", "text": ...}} '
+                f"({len(self.messages)} of {self.config.messages_per_round} messages sent), "
+                f"not {kind!r}",
+            )
             self.turn += 1
             return info, False
         if kind != "offer":

@@ -4,81 +4,70 @@ offers and fits revealed and who signed the recruit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
     Replay,
     ReplayInput,
-    action_of,
+    TalkFrames,
+    Widget,
     number,
     payload,
-    said,
-    scores_widget,
-    steps,
+    present_rounds,
 )
+from games.core.record import LogEntry
 
 
 def present(match: ReplayInput) -> Replay:
     """A frame per pitch and per sealed offer; the round's end shows offers, fits and winner."""
-    replay = Replay()
-    totals = [0.0, 0.0]
     recruits = _recruits(match.entries)
-    chat: list[dict[str, Any]] = []
-    sealed: list[str] = []
-    current: Any = None
-    for entry, result in steps(match.entries):
-        round_no, seat = entry.get("round"), entry.get("seat")
-        if round_no != current:
-            current, chat, sealed = round_no, [], []
-        recruit = _recruit_widget(recruits.get(round_no))
-        if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
-            winner = result.get("winner")
-            signed = match.name(0) if winner == "you" else match.name(1)
-            rows = [
-                [
-                    match.name(s),
-                    number(result.get(f"{side}_offer")),
-                    number(result.get(f"{side}_fit")),
-                    number(points[s]),
-                    number(result.get(f"{side}_budget")),
-                ]
-                for s, side in ((0, "your"), (1, "opponent"))
+    return present_rounds(match, lambda m, r: _Round(m, r, _recruit_widget(recruits.get(r))))
+
+
+@dataclass
+class _Round(TalkFrames):
+    recruit: Widget
+    sealed: list[str] = field(default_factory=list, init=False)
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        name = self.match.name
+        signed = name(0) if result.get("winner") == "you" else name(1)
+        rows = [
+            [
+                name(s),
+                number(result.get(f"{side}_offer")),
+                number(result.get(f"{side}_fit")),
+                number(points[s]),
+                number(result.get(f"{side}_budget")),
             ]
-            replay.add(
-                round_no,
-                f"recruit {round_no}: {signed} signs",
-                entry.get("seq"),
-                recruit,
-                {"kind": "chat", "messages": chat},
-                {
-                    "kind": "table",
-                    "head": ["school", "offer", "fit", "points", "budget left"],
-                    "rows": rows,
-                },
-                {
-                    "kind": "facts",
-                    "items": [["signed by", signed], ["value", number(result.get("value"))]],
-                },
-                scores_widget(match, totals),
-            )
-            continue
-        text = said(action_of(entry))
-        if text is not None:
-            chat = [*chat, {"seat": seat, "who": match.name(seat), "text": text}]
-            label = f"recruit {round_no}: {match.name(seat)} pitches"
+            for s, side in ((0, "your"), (1, "opponent"))
+        ]
+        return f"recruit {self.round_no}: {signed} signs", [
+            self.recruit,
+            self.chat_widget(),
+            {
+                "kind": "table",
+                "head": ["school", "offer", "fit", "points", "budget left"],
+                "rows": rows,
+            },
+            {
+                "kind": "facts",
+                "items": [["signed by", signed], ["value", number(result.get("value"))]],
+            },
+        ]
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        who = self.match.name(entry.get("seat"))
+        if self.heard(entry):
+            label = f"recruit {self.round_no}: {who} pitches"
         else:
-            sealed = [*sealed, f"{match.name(seat)} has made a sealed offer"]
-            label = f"recruit {round_no}: {match.name(seat)} offers"
-        widgets = [recruit, {"kind": "chat", "messages": chat}]
-        if sealed:
-            widgets.append({"kind": "lines", "title": "sealed offers", "lines": sealed})
-        widgets.append(scores_widget(match, totals))
-        replay.add(round_no, label, entry.get("seq"), *widgets)
-    return replay
+            self.sealed = [*self.sealed, f"{who} has made a sealed offer"]
+            label = f"recruit {self.round_no}: {who} offers"
+        widgets = [self.recruit, self.chat_widget()]
+        if self.sealed:
+            widgets.append({"kind": "lines", "title": "sealed offers", "lines": self.sealed})
+        return label, widgets
 
 
 def _recruits(entries: Any) -> dict[Any, Mapping[str, Any]]:

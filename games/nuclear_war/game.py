@@ -16,7 +16,7 @@ from typing import Any
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
 from games.core.game import RoundsGame, your_and_opponent
-from games.core.messages import checked_message_text
+from games.core.messages import record_message
 from games.nuclear_war.config import NuclearWarConfig
 
 CHOICES = ("stand", "yield")
@@ -103,13 +103,14 @@ class NuclearWarGame(RoundsGame):
         player, info = self._begin_step(action)
         kind = action.get("action_type")
         if self.phase == "negotiate":
-            if kind != "message":
-                raise IllegalActionError(
-                    f'it is the negotiate phase of step {self.step_no}: send {{"type": "message", '
-                    f'"text": ...}} (one message each before you commit), not {kind!r}'
-                )
-            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
-            self.messages.append({"sender": player, "text": text})
+            record_message(
+                self.messages,
+                player,
+                action,
+                self.config.max_message_chars,
+                f'it is the negotiate phase of step {self.step_no}: send {{"type": "message", '
+                f'"text": ...}} (one message each before you commit), not {kind!r}',
+            )
             self.spoken += 1
             self.turn += 1
             return info, False

@@ -4,57 +4,58 @@ revealed when the round ends."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
     Replay,
     ReplayInput,
+    RoundFrames,
+    Widget,
     action_of,
+    nth,
     number,
     payload,
-    scores_widget,
-    steps,
+    present_rounds,
 )
+from games.core.record import LogEntry
 
 OUTCOMES = {"cracked": "cracked", "both": "cracked by both", "nobody": "not cracked"}
 
 
 def present(match: ReplayInput) -> Replay:
     """A frame per probe and per guess; the round's end reveals the code."""
-    replay = Replay()
-    totals = [0.0, 0.0]
     answers = _answers(match.entries)
-    rows: list[list[str]] = []
-    asked = [0, 0]
-    current: Any = None
-    for entry, result in steps(match.entries):
-        round_no, seat = entry.get("round"), entry.get("seat")
-        if round_no != current:
-            current, rows, asked = round_no, [], [0, 0]
-        if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
-            outcome = str(result.get("outcome", ""))
-            replay.add(
-                round_no,
-                f"round {round_no}: code {result.get('code', '?')}",
-                entry.get("seq"),
-                _probes(rows),
-                {
-                    "kind": "facts",
-                    "items": [
-                        ["the code", str(result.get("code", "?"))],
-                        ["outcome", OUTCOMES.get(outcome, outcome)],
-                        ["cycles", number(result.get("cycles"))],
-                        [match.name(0), number(points[0])],
-                        [match.name(1), number(points[1])],
-                    ],
-                },
-                scores_widget(match, totals),
-            )
-            continue
+    return present_rounds(match, lambda m, r: _Round(m, r, answers))
+
+
+@dataclass
+class _Round(RoundFrames):
+    #: Each seat's answers per round (the viewer's own, or all once public).
+    answers: dict[tuple[Any, int], list[Any]]
+    rows: list[list[str]] = field(default_factory=list, init=False)
+    asked: list[int] = field(default_factory=lambda: [0, 0], init=False)
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        name = self.match.name
+        outcome = str(result.get("outcome", ""))
+        facts = {
+            "kind": "facts",
+            "items": [
+                ["the code", str(result.get("code", "?"))],
+                ["outcome", OUTCOMES.get(outcome, outcome)],
+                ["cycles", number(result.get("cycles"))],
+                [name(0), number(points[0])],
+                [name(1), number(points[1])],
+            ],
+        }
+        return f"round {self.round_no}: code {result.get('code', '?')}", [
+            _probes(self.rows),
+            facts,
+        ]
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        seat, who, round_no = entry.get("seat"), self.match.name(entry.get("seat")), self.round_no
         act = action_of(entry)
         kind = act.get("type")
         cycle = payload(entry).get("cycle", "")
@@ -62,32 +63,27 @@ def present(match: ReplayInput) -> Replay:
             code = str(act.get("code") or act.get("text") or "")
             answer = None
             if isinstance(seat, int) and seat in (0, 1):
-                answer = _nth(answers.get((round_no, seat), []), asked[seat])
-                asked[seat] += 1
+                answer = nth(self.answers.get((round_no, seat), []), self.asked[seat])
+                self.asked[seat] += 1
             shown = (
                 f"{answer.get('bulls')} bulls, {answer.get('cows')} cows"
                 if isinstance(answer, Mapping)
                 else "(answered privately)"
             )
-            rows = [*rows, [str(cycle), match.name(seat), f"probes {code}", shown]]
-            label = f"round {round_no}: {match.name(seat)} probes {code}"
+            self.rows = [*self.rows, [str(cycle), who, f"probes {code}", shown]]
+            label = f"round {round_no}: {who} probes {code}"
         elif kind == "guess":
             code = str(act.get("code") or act.get("word") or "")
-            rows = [*rows, [str(cycle), match.name(seat), f"guesses {code}", ""]]
-            label = f"round {round_no}: {match.name(seat)} guesses {code}"
+            self.rows = [*self.rows, [str(cycle), who, f"guesses {code}", ""]]
+            label = f"round {round_no}: {who} guesses {code}"
         else:
-            rows = [*rows, [str(cycle), match.name(seat), "passes", ""]]
-            label = f"round {round_no}: {match.name(seat)} passes"
-        replay.add(round_no, label, entry.get("seq"), _probes(rows), scores_widget(match, totals))
-    return replay
+            self.rows = [*self.rows, [str(cycle), who, "passes", ""]]
+            label = f"round {round_no}: {who} passes"
+        return label, [_probes(self.rows)]
 
 
 def _probes(rows: list[list[str]]) -> dict[str, Any]:
     return {"kind": "table", "head": ["cycle", "who", "move", "answer"], "rows": rows}
-
-
-def _nth(items: Sequence[Any], index: int) -> Any:
-    return items[index] if 0 <= index < len(items) else None
 
 
 def _answers(entries: Sequence[Mapping[str, Any]]) -> dict[tuple[Any, int], list[Any]]:

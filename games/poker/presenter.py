@@ -10,6 +10,7 @@ from games.core.presenter import (
     Replay,
     ReplayInput,
     Widget,
+    add_points,
     number,
     payload,
     round_results,
@@ -80,10 +81,7 @@ def present(match: ReplayInput) -> Replay:
         if result is None:
             continue
         hands_done += 1
-        points = [result.get("your_points"), result.get("opponent_points")]
-        for seat, value in enumerate(points):
-            if isinstance(value, int | float):
-                net[seat] += value
+        points = add_points(net, result)
         outcome = []
         if result.get("showdown"):
             outcome.append(

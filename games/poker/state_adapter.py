@@ -37,16 +37,10 @@ class PokerStateAdapter(StateAdapter):
             "big_blind": public_state["big_blind"],
         }
 
-    def state_to_prompt(
-        self,
-        public_state: dict[str, Any],
-        private_state: dict[str, Any],
-        valid_actions: list[Action],
-        turn_history: list[dict[str, Any]],
+    def view_prompt(
+        self, view: dict[str, Any], valid_actions: list[Action], turn_history: list[dict[str, Any]]
     ) -> str:
         """The table in words, then the legal actions."""
-        pid = str(private_state["player_id"])
-        view = self.to_round_state(public_state, private_state, pid)
         acted = ", ".join(
             f"{a['player']} {a['type']}" + (f" {a['amount']}" if "amount" in a else "")
             for a in view["actions"]

@@ -2,64 +2,62 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from games.core.presenter import Replay, ReplayInput, number, payload, scores_widget, steps
+from games.core.presenter import (
+    Replay,
+    ReplayInput,
+    RoundFrames,
+    Widget,
+    number,
+    payload,
+    present_rounds,
+)
+from games.core.record import LogEntry
 
 
 def present(match: ReplayInput) -> Replay:
     """A frame per card played (hidden until both are down) and per round's reveal."""
-    replay = Replay()
-    totals = [0.0, 0.0]
-    played: list[str] = []
-    current: Any = None
-    for entry, result in steps(match.entries):
-        round_no, seat = entry.get("round"), entry.get("seat")
-        if round_no != current:
-            current, played = round_no, []
-        if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
-            cards = [result.get("your_card"), result.get("opponent_card")]
-            replay.add(
-                round_no,
-                f"round {round_no}: {cards[0]} vs {cards[1]}",
-                entry.get("seq"),
+    return present_rounds(match, _Round)
+
+
+@dataclass
+class _Round(RoundFrames):
+    played: list[str] = field(default_factory=list, init=False)
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        cards = [result.get("your_card"), result.get("opponent_card")]
+        seats = {
+            "kind": "seats",
+            "seats": [
                 {
-                    "kind": "seats",
-                    "seats": [
-                        {
-                            "name": match.name(s),
-                            "cards": [str(cards[s])],
-                            "facts": [["points", number(points[s])]],
-                        }
-                        for s in (0, 1)
-                    ],
-                },
-                scores_widget(match, totals),
-            )
-            continue
-        played = [*played, match.name(seat)]
+                    "name": self.match.name(s),
+                    "cards": [str(cards[s])],
+                    "facts": [["points", number(points[s])]],
+                }
+                for s in (0, 1)
+            ],
+        }
+        return f"round {self.round_no}: {cards[0]} vs {cards[1]}", [seats]
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        seat = entry.get("seat")
+        self.played = [*self.played, self.match.name(seat)]
         hand = payload(entry).get("hand")
-        widgets: list[dict[str, Any]] = [
+        widgets: list[Widget] = [
             {
                 "kind": "lines",
-                "title": f"round {round_no}",
-                "lines": [f"{who} plays a card face down" for who in played],
+                "title": f"round {self.round_no}",
+                "lines": [f"{who} plays a card face down" for who in self.played],
             }
         ]
         if isinstance(hand, list):
             widgets.append(
                 {
                     "kind": "cards",
-                    "label": f"{match.name(seat)}'s hand",
+                    "label": f"{self.match.name(seat)}'s hand",
                     "cards": [str(c) for c in hand],
                 }
             )
-        widgets.append(scores_widget(match, totals))
-        replay.add(
-            round_no, f"round {round_no}: {match.name(seat)} plays", entry.get("seq"), *widgets
-        )
-    return replay
+        return f"round {self.round_no}: {self.match.name(seat)} plays", widgets

@@ -13,7 +13,7 @@ from typing import Any
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
 from games.core.game import RoundsGame, your_and_opponent
-from games.core.messages import checked_message_text
+from games.core.messages import record_message
 from games.split_or_steal.config import SplitOrStealConfig
 
 CHOICES = ("split", "steal")
@@ -101,13 +101,14 @@ class SplitOrStealGame(RoundsGame):
         phase = self.phase
         kind = action.get("action_type")
         if phase == "negotiate":
-            if kind != "message":
-                raise IllegalActionError(
-                    f'it is the negotiate phase: send {{"type": "message", "text": ...}} '
-                    f"({len(self.messages)} of {self.config.messages_per_round} messages sent)"
-                )
-            text = checked_message_text(action, self.config.max_message_chars, IllegalActionError)
-            self.messages.append({"sender": player, "text": text})
+            record_message(
+                self.messages,
+                player,
+                action,
+                self.config.max_message_chars,
+                f'it is the negotiate phase: send {{"type": "message", "text": ...}} '
+                f"({len(self.messages)} of {self.config.messages_per_round} messages sent)",
+            )
             return info, False
         if kind != "commit":
             raise IllegalActionError(

@@ -2,57 +2,55 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from games.core.presenter import Replay, ReplayInput, action_of, number, said, scores_widget, steps
+from games.core.presenter import (
+    Replay,
+    ReplayInput,
+    TalkFrames,
+    Widget,
+    number,
+    present_rounds,
+)
+from games.core.record import LogEntry
 
 
 def present(match: ReplayInput) -> Replay:
     """A frame per message and per sealed choice; the round's end reveals both choices."""
-    replay = Replay()
-    totals = [0.0, 0.0]
-    chat: list[dict[str, Any]] = []
-    chosen: list[str] = []
-    current: Any = None
-    for entry, result in steps(match.entries):
-        round_no, seat = entry.get("round"), entry.get("seat")
-        if round_no != current:
-            current, chat, chosen = round_no, [], []
-        if result is not None:
-            points = [result.get("your_points"), result.get("opponent_points")]
-            for s, p in enumerate(points):
-                if isinstance(p, int | float):
-                    totals[s] += p
-            choices = [result.get("your_choice"), result.get("opponent_choice")]
-            replay.add(
-                round_no,
-                f"round {round_no}: {choices[0]} / {choices[1]}",
-                entry.get("seq"),
-                {"kind": "chat", "messages": chat},
-                {
-                    "kind": "table",
-                    "head": ["", "choice", "points"],
-                    "rows": [[match.name(s), str(choices[s]), number(points[s])] for s in (0, 1)],
-                },
-                scores_widget(match, totals),
-            )
-            continue
-        text = said(action_of(entry))
-        if text is not None:
-            chat = [*chat, {"seat": seat, "who": match.name(seat), "text": text}]
-            label = f"round {round_no}: {match.name(seat)} says"
+    return present_rounds(match, _Round)
+
+
+@dataclass
+class _Round(TalkFrames):
+    chosen: list[str] = field(default_factory=list, init=False)
+
+    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
+        name = self.match.name
+        choices = [result.get("your_choice"), result.get("opponent_choice")]
+        return f"round {self.round_no}: {choices[0]} / {choices[1]}", [
+            self.chat_widget(),
+            {
+                "kind": "table",
+                "head": ["", "choice", "points"],
+                "rows": [[name(s), str(choices[s]), number(points[s])] for s in (0, 1)],
+            },
+        ]
+
+    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
+        who = self.match.name(entry.get("seat"))
+        if self.heard(entry):
+            label = f"round {self.round_no}: {who} says"
         else:
-            chosen = [*chosen, match.name(seat)]
-            label = f"round {round_no}: {match.name(seat)} chooses"
-        widgets: list[dict[str, Any]] = [{"kind": "chat", "messages": chat}]
-        if chosen:
+            self.chosen = [*self.chosen, who]
+            label = f"round {self.round_no}: {who} chooses"
+        widgets = [self.chat_widget()]
+        if self.chosen:
             widgets.append(
                 {
                     "kind": "lines",
                     "title": "sealed choices",
-                    "lines": [f"{who} has chosen (hidden until both have)" for who in chosen],
+                    "lines": [f"{c} has chosen (hidden until both have)" for c in self.chosen],
                 }
             )
-        widgets.append(scores_widget(match, totals))
-        replay.add(round_no, label, entry.get("seq"), *widgets)
-    return replay
+        return label, widgets
