@@ -55,30 +55,16 @@ def seed(entries: int) -> tuple[Any, Any, Any]:
     from arena.accounts.models import User
     from arena.accounts.services import token_get_or_create
     from arena.ratings.services import rating_ensure
-    from arena.submissions.models import Agent, Submission
 
-    from games.core import get_game_spec
-
-    spec = get_game_spec(GAME)
-
-    def entry(owner: Any, name: str, active: bool) -> Submission:
-        return Submission.objects.create(
-            agent=Agent.objects.create(owner=owner, game=GAME, name=name),
-            version=1,
-            source=spec.starter_source(),
-            sha256="0" * 64,
-            game_version=spec.version,
-            status=Submission.Status.ACCEPTED,
-            active=active,
-        )
+    from bench._seed import starter_entry
 
     ladder = []
     for i in range(entries):
-        sub = entry(User.objects.create_user(username=f"player{i}"), f"bot{i}", True)
+        sub = starter_entry(User.objects.create_user(username=f"player{i}"), GAME, f"bot{i}")
         rating_ensure(submission=sub)
         ladder.append(sub)
     flooder = User.objects.create_user(username="flooder")
-    mine = entry(flooder, "flood", False)
+    mine = starter_entry(flooder, GAME, "flood", active=False)
     return ladder, mine, token_get_or_create(user=flooder).key
 
 

@@ -210,10 +210,10 @@ class Node:
         from arena.accounts.models import User
         from arena.llm.models import LanguageModel
         from arena.llm.services import model_entrant_create
-        from arena.submissions.models import Agent, Submission
+        from arena.submissions.models import Submission
         from arena.submissions.services import house_submission_ensure
 
-        from games.core import get_game_spec
+        from bench._seed import starter_entry
 
         LanguageModel.objects.create(
             name="bench",
@@ -231,19 +231,8 @@ class Node:
         )
         Submission.objects.filter(pk=entrant.pk).update(status=Submission.Status.ACCEPTED)
         self.model_pair = [entrant, house_submission_ensure(game=MODEL_GAME, bot="random")]
-        spec = get_game_spec(CODE_GAME)
         self.code_pair = [
-            Submission.objects.create(
-                agent=Agent.objects.create(
-                    owner=User.objects.create_user(username=f"coder{i}"), game=CODE_GAME, name="a"
-                ),
-                version=1,
-                source=spec.starter_source(),
-                sha256="0" * 64,
-                game_version=spec.version,
-                status=Submission.Status.ACCEPTED,
-                active=True,
-            )
+            starter_entry(User.objects.create_user(username=f"coder{i}"), CODE_GAME, "a")
             for i in range(2)
         ]
 
