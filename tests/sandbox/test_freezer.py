@@ -253,8 +253,11 @@ class Agent:
         # Only pauses that could hold a 20 ms turn of the opponent: on a busy host the spinner is
         # also descheduled for a few ms now and then, and a cap on the count would drop the
         # frozen pause among those.
-        gaps, GAPS[:] = [g for g in GAPS if g[1] - g[0] >= 0.015], []
-        return {"gaps": gaps}
+        # Taken, then only those removed: a gap the spinner appends meanwhile (it records the
+        # frozen pause when it is thawed, as this call begins) stays for the next call.
+        taken = GAPS[:]
+        del GAPS[: len(taken)]
+        return {"gaps": [g for g in taken if g[1] - g[0] >= 0.015]}
 """
 
 OPPONENT_TURN = """
