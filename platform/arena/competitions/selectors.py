@@ -16,6 +16,7 @@ seats of that page; the head-to-head is one grouped query plus the opponents' na
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -27,6 +28,7 @@ from django.utils import timezone
 from arena.accounts.models import User
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
+from arena.ratings.selectors import fixed, url_maker
 from arena.submissions.models import Agent, Submission
 
 #: Kinds whose matches anyone may see (a kind another app adds is public only if listed here).
@@ -237,13 +239,41 @@ def _agent_names(ids: list[int]) -> dict[int, tuple[str, str]]:
     return {pk: (name, owners.get(owner, "")) for pk, name, owner in agents}
 
 
+def head_to_head_cells(agent: Agent, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``head_to_head`` rows with what a page shows of each formatted here (links built with
+    one URL reversal a kind, mean payoffs printed), not by per-cell template tags: the whole
+    table is up to ``HEAD_TO_HEAD_LIMIT`` rows."""
+    pair_url = url_maker("competitions:pair", agent.pk)
+    match_url = url_maker("matches:detail")
+    return [
+        {
+            **row,
+            "pair_url": pair_url(row["opponent_id"]),
+            "last_url": match_url(row["last_match"]),
+            "last_day": (row["last_met"] or "")[:10],
+            "mean_text": (
+                f"{fixed(row['mean_payoff'], 2)} ({fixed(row['opponent_mean_payoff'], 2)})"
+            ),
+        }
+        for row in rows
+    ]
+
+
 def head_to_head(
-    *, agent: Agent, viewer: object, opponent: int | None = None, recent: int | None = None
+    *,
+    agent: Agent,
+    viewer: object,
+    opponent: int | None = None,
+    recent: int | None = None,
+    limit: int = HEAD_TO_HEAD_LIMIT,
+    versions: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
     """Per opponent agent: matches played, wins, draws, losses, mean payoffs and when last met,
     over the finished matches ``viewer`` may count (the owner: every kind but validation;
-    others: the public kinds), or only the latest ``recent`` of them. Most played first
-    (3 queries; with ``recent``, 4)."""
+    others: the public kinds), or only the latest ``recent`` of them. The ``limit`` most played
+    first (3 queries; with ``recent``, 4, or 3 when the caller gives the agent's ``versions``,
+    having read them)."""
+    limit = max(0, min(limit, HEAD_TO_HEAD_LIMIT))
     kinds = history_kinds()
     if not sees_everything(viewer=viewer, agent=agent):
         kinds = [k for k in kinds if k in PUBLIC_KINDS]
@@ -265,7 +295,8 @@ def head_to_head(
         # the seat index (``participant_latest``) and stopped at ``recent``, then merged, so the
         # work follows ``recent`` and the versions, not the agent's whole history. (One scan
         # over "IN (its versions)" would read and sort every seat it ever had.)
-        versions = list(Submission.objects.filter(agent=agent).values_list("pk", flat=True))
+        if versions is None:
+            versions = list(Submission.objects.filter(agent=agent).values_list("pk", flat=True))
         if not versions:
             return []
         arm = seats.format("= %s") + " ORDER BY p.match_id DESC LIMIT %s"
@@ -294,7 +325,7 @@ def head_to_head(
         WHERE os.agent_id <> %s {extra}
         GROUP BY os.agent_id
         ORDER BY COUNT(*) DESC, os.agent_id
-        LIMIT {HEAD_TO_HEAD_LIMIT}
+        LIMIT {int(limit)}
     """  # noqa: S608 - table names from the models, values as parameters
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

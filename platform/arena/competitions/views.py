@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -41,12 +42,16 @@ def _mean_payoff_game(game: str) -> bool:
         return False
 
 
-def agent_panel(request: HttpRequest, agent: Agent) -> dict[str, Any]:
+def agent_panel(
+    request: HttpRequest, agent: Agent, versions: list[Submission] | None = None
+) -> dict[str, Any]:
     """What the agent page shows of competitions: the challenge form (or why not), the owner's
-    challenge settings, auto-pauses, the head-to-head summary and the history link."""
+    challenge settings, auto-pauses, the head-to-head summary and the history link.
+    ``versions``: the agent's submissions, when the caller has read them."""
     user = request.user
     is_owner = user.is_authenticated and agent.owner_id == user.pk
     policy = challenge_policy_get(agent=agent)
+    mine = Q(submission__agent=agent) if versions is None else Q(submission__in=versions)
     challengers = []
     if user.is_authenticated and not is_owner:
         challengers = list(
@@ -63,14 +68,18 @@ def agent_panel(request: HttpRequest, agent: Agent) -> dict[str, Any]:
             initial={"accepts": policy.accepts, "min_rating": policy.min_rating}
         ),
         "challengers": challengers,
-        "pauses": list(
-            LadderPause.objects.filter(submission__agent=agent)
-            .select_related("submission")
-            .defer("submission__source")[:5]
+        # The pauses in force (one a version at most).
+        "pauses": list(LadderPause.objects.filter(mine, cleared__isnull=True)[:5]),
+        "head_to_head": selectors.head_to_head_cells(
+            agent,
+            selectors.head_to_head(
+                agent=agent,
+                viewer=user,
+                recent=selectors.RECENT_MATCHES,
+                limit=PANEL_OPPONENTS,
+                versions=None if versions is None else [s.pk for s in versions],
+            ),
         ),
-        "head_to_head": selectors.head_to_head(
-            agent=agent, viewer=user, recent=selectors.RECENT_MATCHES
-        )[:PANEL_OPPONENTS],
         "recent_matches": selectors.RECENT_MATCHES,
         "mean_payoff": _mean_payoff_game(agent.game),
     }
@@ -122,7 +131,9 @@ def head_to_head(request: HttpRequest, agent_id: int) -> HttpResponse:
         "competitions/head_to_head.html",
         {
             "agent": agent,
-            "head_to_head": selectors.head_to_head(agent=agent, viewer=request.user),
+            "head_to_head": selectors.head_to_head_cells(
+                agent, selectors.head_to_head(agent=agent, viewer=request.user)
+            ),
             "mean_payoff": _mean_payoff_game(agent.game),
             "owner_view": selectors.sees_everything(viewer=request.user, agent=agent),
         },

@@ -7,10 +7,12 @@ and after the match; staff read everything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, Prefetch, QuerySet
 from django.utils import timezone
 
@@ -135,32 +137,28 @@ def latest_ranked_seats(*, submission_id: int, limit: int) -> QuerySet[Participa
     )
 
 
-def ranked_matches_of_agent(*, agent_id: int, limit: int = 30) -> list[Match]:
-    """The agent's latest ranked matches (all its versions), newest first, seats prefetched.
+def latest_ranked_match_ids(
+    *, agent_id: int, limit: int = 30, versions: Sequence[int] | None = None
+) -> list[int]:
+    """The ids of the agent's latest ``limit`` ranked matches (all its versions, or the
+    ``versions`` given, a caller that has read them already), newest first.
 
-    The ids come from each version's seats in turn (index ``participant_latest``: the newest
-    ``limit`` ranked seats of one submission, read backwards and stopped there), merged here:
-    the cost follows the agent's versions and ``limit``, not its matches or the site's. (One
-    query over all its versions would read and sort every seat the agent ever had.)
+    Each version's newest ``limit`` seats are read backwards through the seat index
+    (``participant_latest``) and stopped there, then merged: the cost follows the agent's
+    versions and ``limit``, not its matches or the site's. (One query over all its versions
+    would read and sort every seat the agent ever had.) One query where the database combines
+    limited reads (PostgreSQL), else one a version.
     """
-    versions = Submission.objects.filter(agent_id=agent_id).values_list("pk", flat=True)
+    if versions is None:
+        versions = list(Submission.objects.filter(agent_id=agent_id).values_list("pk", flat=True))
+    parts = [latest_ranked_seats(submission_id=v, limit=limit) for v in versions]
     newest: list[int] = []
-    for submission_id in versions:
-        newest += (
-            Participant.objects.filter(submission_id=submission_id, match__kind=Match.Kind.RANKED)
-            .order_by("-match_id")
-            .values_list("match_id", flat=True)[:limit]
-        )
-    ids = sorted(set(newest), reverse=True)[:limit]
-    seats = Participant.objects.select_related("submission__agent__owner").defer(
-        "submission__source"
-    )
-    return list(
-        Match.objects.filter(pk__in=ids)
-        .defer("rounds", "final_state")
-        .prefetch_related(Prefetch("participants", queryset=seats))
-        .order_by("-id")
-    )
+    if len(parts) > 1 and connection.features.supports_slicing_ordering_in_compound:
+        newest = list(parts[0].union(*parts[1:], all=True))
+    else:
+        for part in parts:
+            newest += part
+    return sorted(set(newest), reverse=True)[:limit]
 
 
 #: How many matches a "live now" or "recent" list shows: a bounded query whatever the ladder size.

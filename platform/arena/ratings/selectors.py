@@ -20,13 +20,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena.matches.models import Match, Participant
-from arena.matches.selectors import match_queue_wait
+from arena.matches.selectors import latest_ranked_match_ids, match_queue_wait
 from arena.ratings import ladder
 from arena.ratings.models import Rating, RatingChange, figure_mean
 from arena.ratings.pairing import Entry, may_meet, rematch_wait_s
 from arena.submissions.models import Agent, Submission
 from games.core import LadderFigure, get_game_spec
+from games.core.presenter import number
 from games.core.ranking import ELO_START, elo_is_provisional, payoff_summary_of_sums
+from games.core.record import reason_text
 
 #: Rows per leaderboard page (web and API); the API accepts up to ``MAX_PER_PAGE``.
 PER_PAGE = 50
@@ -243,11 +245,17 @@ def fixed(value: float | None, places: int) -> str:
     return str(abs(rounded) if rounded == 0 else rounded)
 
 
-def agent_url_maker() -> Any:
-    """``agent_id -> its page's URL`` with one URL reversal, not one a row."""
+def url_maker(name: str, *first: Any) -> Any:
+    """``pk -> the URL of view`` ``name`` (its arguments ``first``, then ``pk``) with one URL
+    reversal, not one a row."""
     sentinel = 987654321
-    template = reverse("submissions:agent", args=[sentinel]).replace(str(sentinel), "{}")
+    template = reverse(name, args=[*first, sentinel]).replace(str(sentinel), "{}")
     return template.format
+
+
+def agent_url_maker() -> Any:
+    """``agent_id -> its page's URL`` (``url_maker``)."""
+    return url_maker("submissions:agent")
 
 
 def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -352,30 +360,121 @@ def leaderboard(*, game: str) -> list[dict[str, Any]]:
 HISTORY_POINTS = 200
 
 
-def rating_history(*, agent: Agent, limit: int = HISTORY_POINTS) -> list[dict[str, Any]]:
+def _cached_rating(submission: Submission) -> tuple[bool, Rating | None]:
+    """Whether the submission's rating was read with it (``select_related("rating")``), and
+    that rating (None: it has none)."""
+    if not Submission.rating.is_cached(submission):
+        return False, None
+    try:
+        return True, submission.rating
+    except Rating.DoesNotExist:
+        return True, None
+
+
+def rating_history(
+    *, agent: Agent, limit: int = HISTORY_POINTS, versions: Sequence[Submission] | None = None
+) -> list[dict[str, Any]]:
     """The latest ``limit`` rating changes of the agent's submissions, oldest first.
 
     Read per rating (index ``rating_change_latest``: the newest ``limit`` of one rating) and
-    merged, so the cost follows the agent's versions and ``limit``, not its history's length.
+    merged, so the cost follows the agent's versions and ``limit``, not its history's length:
+    one query where the database combines limited reads (PostgreSQL), else one a rating, after
+    one for the ratings unless ``versions`` come with them (``select_related("rating")``).
     """
-    ratings = Rating.objects.filter(submission__agent=agent).values_list(
-        "pk", "submission__version"
-    )
-    latest: list[tuple[int, int, int | None, float, float, Any]] = []
-    for rating_id, version in ratings:
-        latest += [
-            (change_id, version, match, before, after, at)
-            for change_id, match, before, after, at in RatingChange.objects.filter(
-                rating_id=rating_id
-            )
-            .order_by("-id")
-            .values_list("id", "match_id", "before", "after", "created")[:limit]
-        ]
-    latest.sort(reverse=True)
-    return [
-        {"match": match, "version": version, "before": before, "after": after, "at": at}
-        for _, version, match, before, after, at in reversed(latest[:limit])
+    cached = [(s, *_cached_rating(s)) for s in versions or ()]
+    if versions is not None and all(known for _, known, _ in cached):
+        ratings = [(r.pk, s.version) for s, _, r in cached if r is not None]
+    else:
+        ratings = list(
+            Rating.objects.filter(submission__agent=agent).values_list("pk", "submission__version")
+        )
+    version_of = dict(ratings)
+    parts = [
+        RatingChange.objects.filter(rating_id=rating_id)
+        .order_by("-id")
+        .values_list("id", "rating_id", "match_id", "before", "after", "created")[:limit]
+        for rating_id in version_of
     ]
+    found: list[tuple[int, int, int | None, float, float, Any]] = []
+    if len(parts) > 1 and connection.features.supports_slicing_ordering_in_compound:
+        found = list(parts[0].union(*parts[1:], all=True))
+    else:
+        for part in parts:
+            found += part
+    found.sort(reverse=True)
+    return [
+        {
+            "match": match,
+            "version": version_of[rating_id],
+            "before": before,
+            "after": after,
+            "at": at,
+        }
+        for _, rating_id, match, before, after, at in reversed(found[:limit])
+    ]
+
+
+#: What the agent page reads of each seat of its ranked matches.
+_AGENT_MATCH_SEAT = (
+    "match_id",
+    "match__status",
+    "seat",
+    "submission__agent_id",
+    "submission__version",
+    "submission__agent__name",
+    "submission__agent__owner__username",
+    "outcome",
+    "reason",
+    "score",
+    "rating_before",
+    "rating_after",
+)
+
+
+def agent_ranked_rows(
+    *, agent_id: int, versions: Sequence[int] | None = None, limit: int = 30
+) -> list[dict[str, Any]]:
+    """The agent page's latest ranked matches (all its versions), newest first, each row
+    formatted here for the template: the agent's seat and its opponents, links built with one
+    URL reversal a kind, numbers printed as the site prints them. The ids
+    (``latest_ranked_match_ids``), then one read of their seats as values: no model instance,
+    no per-cell filter, whatever the number of rows."""
+    ids = latest_ranked_match_ids(agent_id=agent_id, limit=limit, versions=versions)
+    if not ids:
+        return []
+    seats: dict[int, list[tuple[Any, ...]]] = {i: [] for i in ids}
+    for seat in (
+        Participant.objects.filter(match_id__in=ids)
+        .order_by("match_id", "seat")
+        .values_list(*_AGENT_MATCH_SEAT)
+    ):
+        seats[seat[0]].append(seat)
+    match_url, agent_url = url_maker("matches:detail"), agent_url_maker()
+    rows = []
+    for match_id in ids:
+        mine = next((p for p in seats[match_id] if p[3] == agent_id), None)
+        if mine is None:
+            continue
+        _, status, seat, _, version, _, _, outcome, reason, score, before, after = mine
+        rows.append(
+            {
+                "match_id": str(match_id),
+                "url": match_url(match_id),
+                "status": status,
+                "seat": str(seat),
+                "version": str(version),
+                "opponents": [
+                    {"url": agent_url(p[3]), "label": f"{p[5]} v{p[4]}", "owner": p[6]}
+                    for p in seats[match_id]
+                    if p is not mine
+                ],
+                "outcome": outcome or "",
+                "reason": "" if (reason or "normal") == "normal" else reason_text(reason),
+                "score": number(score),
+                "elo": "" if after is None else f"{fixed(before, 0)} → {fixed(after, 0)}",
+            }
+        )
+    return rows
 
 
 def _top_key(ranking: str) -> Any:
@@ -488,6 +587,7 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
             participants__submission=submission,
         )
+        .only("id", "kind", "status")
         .order_by("id")
         .first()
     )
@@ -504,7 +604,9 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
         )
     game, version = submission.agent.game, submission.game_version
     now = timezone.now()
-    mine = Rating.objects.filter(submission=submission).first()
+    known, mine = _cached_rating(submission)
+    if not known:
+        mine = Rating.objects.filter(submission=submission).first()
     me = Entry(
         id=submission.pk,
         owner=submission.agent.owner_id,

@@ -23,11 +23,10 @@ from arena.matches.selectors import (
     match_log,
     match_progress,
     match_queue_wait,
-    ranked_matches_of_agent,
     validation_bounds,
 )
 from arena.ratings.charts import rating_chart_svg
-from arena.ratings.selectors import ladder_wait, rating_history
+from arena.ratings.selectors import agent_ranked_rows, ladder_wait, rating_history
 from arena.submissions import selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
@@ -234,16 +233,9 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         the_agent = selectors.agent_get(agent_id=agent_id)
     except NotFound:
         raise Http404("no such agent") from None
-    history = rating_history(agent=the_agent)
-    points = [history[0]["before"]] + [h["after"] for h in history] if history else []
-    matches = ranked_matches_of_agent(agent_id=the_agent.pk)
-    rows = []
-    for m in matches:
-        seats = list(m.participants.all())
-        mine = next((p for p in seats if p.submission.agent_id == the_agent.pk), None)
-        others = [p for p in seats if p is not mine]
-        rows.append({"match": m, "mine": mine, "opponents": others})
     versions = list(the_agent.submissions.select_related("rating").defer("source"))
+    history = rating_history(agent=the_agent, versions=versions)
+    points = [history[0]["before"]] + [h["after"] for h in history] if history else []
     active = [s for s in versions if s.active]
     waits = [(s, ladder_wait(submission=s)) for s in sorted(active, key=lambda s: -s.version)]
     return render(
@@ -258,11 +250,11 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
             "current": points[-1] if points else ELO_START,
-            "matches": rows,
+            "matches": agent_ranked_rows(agent_id=the_agent.pk, versions=[s.pk for s in versions]),
             # A model entrant says which model plays it (its settings and spend are the owner's).
             "model_names": model_names_of_agent(agent_id=the_agent.pk),
             # Challenges, head-to-head and auto-pauses (arena.competitions).
-            "compete": agent_panel(request, the_agent),
+            "compete": agent_panel(request, the_agent, versions),
         },
     )
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena.matches.selectors import latest_ranked_seats, ranked_matches_of_agent
+from arena.matches.selectors import latest_ranked_match_ids, latest_ranked_seats
 from arena.ratings.models import Rating
 from arena.ratings.selectors import fixed, leaderboard_page, rating_history
 from arena.ratings.services import MATCHMAKING_CANDIDATES_PER_SEAT, ladder_pair
@@ -79,9 +79,7 @@ def test_the_agent_history_merges_its_versions_newest_first() -> None:
     a, b = make_entries("chess", 2)
     a2 = _new_version(a)
     played = [play(x, b, "win").pk for x in (a, a2, a, a2, a)]
-    assert [m.pk for m in ranked_matches_of_agent(agent_id=a.agent_id, limit=3)] == sorted(
-        played, reverse=True
-    )[:3]
+    assert latest_ranked_match_ids(agent_id=a.agent_id, limit=3) == sorted(played, reverse=True)[:3]
     history = rating_history(agent=a.agent, limit=4)
     assert [h["match"] for h in history] == sorted(played)[-4:]  # oldest first
     assert [h["version"] for h in history] == [2, 1, 2, 1]
