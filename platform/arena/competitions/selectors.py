@@ -311,8 +311,10 @@ def head_to_head(
     params.append(agent.pk)
     extra = ""
     if opponent is not None:
-        extra = "AND os.agent_id = %s"
-        params.append(opponent)
+        # The opponent's seats named too, so the database may start from the side with fewer
+        # (a pair page of the busiest agent reads the pair's matches, not all of its own).
+        extra = f"AND os.agent_id = %s AND o.submission_id IN (SELECT id FROM {sub} WHERE agent_id = %s)"  # noqa: S608, E501
+        params += [opponent, opponent]
     sql = f"""
         SELECT os.agent_id, COUNT(*),
                SUM(CASE WHEN me.outcome = 'win' THEN 1 ELSE 0 END),

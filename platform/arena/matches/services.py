@@ -11,8 +11,10 @@ import secrets
 from collections.abc import Sequence
 
 from django.conf import settings
+from django.db import connection
 
 from arena.accounts.models import User
+from arena.bulk import insert_copies
 from arena.errors import Forbidden, Refused
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_set_status
@@ -58,22 +60,27 @@ def matches_create_ranked(*, game: str, pairs: Sequence[Sequence[int]]) -> list[
     hundreds in one pass."""
     if not pairs:
         return []
-    version = get_game_spec(game).version
-    matches = Match.objects.bulk_create(
-        Match(
-            game=game,
-            game_version=version,
-            kind=Match.Kind.RANKED,
-            timed=True,
-            seed=secrets.randbelow(2**31),
-        )
-        for _ in pairs
+    template = Match(
+        game=game, game_version=get_game_spec(game).version, kind=Match.Kind.RANKED, timed=True
     )
-    Participant.objects.bulk_create(
-        Participant(match=match, seat=seat, submission_id=submission_id)
-        for match, pair in zip(matches, pairs, strict=True)
-        for seat, submission_id in enumerate(pair)
+    rows = insert_copies(template, {"seed": [secrets.randbelow(2**31) for _ in pairs]})
+    insert_copies(
+        Participant(),
+        {
+            "match": [row[0] for row, pair in zip(rows, pairs, strict=True) for _ in pair],
+            "seat": [seat for pair in pairs for seat in range(len(pair))],
+            "submission": [submission_id for pair in pairs for submission_id in pair],
+        },
     )
+    # The matches differ in their seeds alone, so which pair sits in which match is free.
+    fields = Match._meta.concrete_fields
+    names = [f.attname for f in fields]
+    values = [getattr(template, name) for name in names]
+    at = {name: i for i, name in enumerate(names)}
+    matches = []
+    for match_id, seed in rows:
+        values[at["id"]], values[at["seed"]] = match_id, seed
+        matches.append(Match.from_db(connection.alias, names, values))
     return matches
 
 

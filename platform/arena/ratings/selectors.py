@@ -392,10 +392,10 @@ def rating_history(
     parts = [
         RatingChange.objects.filter(rating_id=rating_id)
         .order_by("-id")
-        .values_list("id", "rating_id", "match_id", "before", "after", "created")[:limit]
+        .values_list("id", "rating_id", "match_id", "before", "after")[:limit]
         for rating_id in version_of
     ]
-    found: list[tuple[int, int, int | None, float, float, Any]] = []
+    found: list[tuple[int, int, int | None, float, float]] = []
     if len(parts) > 1 and connection.features.supports_slicing_ordering_in_compound:
         found = list(parts[0].union(*parts[1:], all=True))
     else:
@@ -403,14 +403,8 @@ def rating_history(
             found += part
     found.sort(reverse=True)
     return [
-        {
-            "match": match,
-            "version": version_of[rating_id],
-            "before": before,
-            "after": after,
-            "at": at,
-        }
-        for _, rating_id, match, before, after, at in reversed(found[:limit])
+        {"match": match, "version": version_of[rating_id], "before": before, "after": after}
+        for _, rating_id, match, before, after in reversed(found[:limit])
     ]
 
 
