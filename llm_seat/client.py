@@ -14,6 +14,8 @@ exceptions with texts written here, never the provider's (which can echo a key):
 
 from __future__ import annotations
 
+import functools
+import ssl
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -170,6 +172,14 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The verifying TLS context every client of this process shares (as a transport of its own
+    would build it). Building one loads the CA bundle, tens of milliseconds of CPU: once a seat,
+    that was a fifth of a model pool's CPU (``bench/llm_seats.py``)."""
+    return httpx.create_ssl_context()
+
+
 class ModelClient:
     """Calls one endpoint; one per seat (its calls are sequential)."""
 
@@ -177,7 +187,9 @@ class ModelClient:
         self.endpoint = endpoint
         self.max_response_bytes = max_response_bytes
         self._cut = _Cut()
-        transport = _CappedTransport(httpx.HTTPTransport(retries=0), max_response_bytes, self._cut)
+        transport = _CappedTransport(
+            httpx.HTTPTransport(verify=tls_context(), retries=0), max_response_bytes, self._cut
+        )
         self._http = httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
         self._client = openai.OpenAI(
             base_url=endpoint.base_url,
