@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import inspect
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -115,3 +118,25 @@ def described(check: Callable[[], object]) -> str:
         return inspect.getsource(check).strip()
     except (OSError, TypeError):
         return repr(check)
+
+
+def rerun_on_postgres(tmp_path: Path, test_file: str, *args: str, timeout_s: float = 600) -> str:
+    """Run ``test_file``'s tests (``args`` for pytest, e.g. ``-k``) again in a pytest of their
+    own against a throw-away PostgreSQL server (pytest-django's database is per session), with
+    ``ARENA_TEST_DB_VENDOR=postgresql``; fail with their output unless they pass. Their output."""
+    from devtools.parts import ROOT, platform_env, postgres_available, postgres_server
+
+    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
+    with postgres_server() as url:
+        env = platform_env(tmp_path, url, ARENA_TEST_DB_VENDOR="postgresql")
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", test_file, "-q", "-p", "no:cacheprovider", *args],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-1000:]
+    return done.stdout

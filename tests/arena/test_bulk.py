@@ -5,8 +5,6 @@ rows are what ``bulk_create`` would have stored, on SQLite here and on PostgreSQ
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +13,8 @@ from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
 from django.db import connection
 
-from devtools.parts import ROOT, platform_env, postgres_available, postgres_server
 from tests.arena.ratings.test_ladder import make_entries
-from tests.conftest import require_part
+from tests.conftest import rerun_on_postgres
 
 pytestmark = pytest.mark.django_db
 
@@ -93,26 +90,5 @@ def test_bulk_on_postgres(tmp_path: Path) -> None:
     """This file's tests again on PostgreSQL (pytest-django's database is per session)."""
     if os.environ.get("ARENA_TEST_DB_VENDOR"):
         pytest.skip("already the PostgreSQL run")
-    require_part(postgres_available(), "PostgreSQL server binaries (apt-get install postgresql)")
-    with postgres_server() as url:
-        env = platform_env(tmp_path, url, ARENA_TEST_DB_VENDOR="postgresql")
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                __file__,
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-k",
-                "not on_postgres",
-            ],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "4 passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-1000:]
+    out = rerun_on_postgres(tmp_path, __file__, "-k", "not on_postgres", timeout_s=300)
+    assert "4 passed" in out, out[-1000:]
