@@ -227,18 +227,6 @@ def _history_row(
     return row
 
 
-def _agent_names(ids: list[int]) -> dict[int, tuple[str, str]]:
-    """Agent id -> (name, owner's user name), in two index lookups: joined, the planner reads
-    the whole user table to hash it once the list is a few dozen long."""
-    agents = list(Agent.objects.filter(pk__in=ids).order_by().values_list("pk", "name", "owner_id"))
-    owners = dict(
-        User.objects.filter(pk__in={owner for _, _, owner in agents})
-        .order_by()
-        .values_list("pk", "username")
-    )
-    return {pk: (name, owners.get(owner, "")) for pk, name, owner in agents}
-
-
 def head_to_head_cells(agent: Agent, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``head_to_head`` rows with what a page shows of each formatted here (links built with
     one URL reversal a kind, mean payoffs printed), not by per-cell template tags: the whole
@@ -315,8 +303,16 @@ def head_to_head(
         # (a pair page of the busiest agent reads the pair's matches, not all of its own).
         extra = f"AND os.agent_id = %s AND o.submission_id IN (SELECT id FROM {sub} WHERE agent_id = %s)"  # noqa: S608, E501
         params += [opponent, opponent]
+    agent_table, user_table = Agent._meta.db_table, User._meta.db_table
+    # The opponents' names looked up per row kept (an index lookup each, on either database):
+    # joined, the planner reads the whole user table to hash it once the rows are a few dozen.
     sql = f"""
-        SELECT os.agent_id, COUNT(*),
+        SELECT h.*,
+               (SELECT a.name FROM {agent_table} a WHERE a.id = h.agent_id),
+               (SELECT u.username FROM {user_table} u
+                WHERE u.id = (SELECT a.owner_id FROM {agent_table} a WHERE a.id = h.agent_id))
+        FROM (
+        SELECT os.agent_id, COUNT(*) AS played,
                SUM(CASE WHEN me.outcome = 'win' THEN 1 ELSE 0 END),
                SUM(CASE WHEN me.outcome = 'draw' THEN 1 ELSE 0 END),
                SUM(CASE WHEN me.outcome = 'loss' THEN 1 ELSE 0 END),
@@ -328,23 +324,25 @@ def head_to_head(
         GROUP BY os.agent_id
         ORDER BY COUNT(*) DESC, os.agent_id
         LIMIT {int(limit)}
+        ) h
+        ORDER BY h.played DESC, h.agent_id
     """  # noqa: S608 - table names from the models, values as parameters
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    names = _agent_names([r[0] for r in found])
     rows = []
-    for opp_id, played, wins, draws, losses, mean_me, mean_opp, last_id, last_at in found:
-        other = names.get(opp_id)
-        if other is None:
+    for row in found:
+        opp_id, played, wins, draws, losses, mean_me, mean_opp, last_id, last_at = row[:9]
+        name, owner = row[9], row[10]
+        if name is None:
             continue
         if isinstance(last_at, str):  # SQLite returns the aggregate as text
             last_at = datetime.fromisoformat(last_at)
         rows.append(
             {
                 "opponent_id": opp_id,
-                "opponent": other[0],
-                "owner": other[1],
+                "opponent": name,
+                "owner": owner or "",
                 "played": int(played),
                 "wins": int(wins or 0),
                 "draws": int(draws or 0),

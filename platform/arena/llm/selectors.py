@@ -27,13 +27,17 @@ def model_entrant_ids(submission_ids: Iterable[int]) -> set[int]:
     )
 
 
-def model_names_of_agent(*, agent_id: int) -> dict[int, str]:
-    """Version -> the display name of its model, for the versions of an agent that are model
-    entrants (what anyone may read about them: never the owner's settings or spend)."""
-    rows = ModelEntrantConfig.objects.filter(submission__agent_id=agent_id).values_list(
-        "submission__version", "model__display_name"
-    )
-    return dict(sorted(rows))
+def model_names_of_versions(versions: Iterable[Submission]) -> dict[int, str]:
+    """Version -> the display name of its model, for those of an agent's ``versions`` that are
+    model entrants (what anyone may read about them: never the owner's settings or spend).
+    ``versions`` read with ``select_related("model_entrant__model")``: no query here."""
+    names = {}
+    for submission in versions:
+        try:
+            names[submission.version] = submission.model_entrant.model.display_name
+        except ModelEntrantConfig.DoesNotExist:
+            continue
+    return dict(sorted(names.items()))
 
 
 def models_enabled() -> list[LanguageModel]:

@@ -14,7 +14,7 @@ from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.selectors import (
     model_entrant_of,
-    model_names_of_agent,
+    model_names_of_versions,
     spend_today_usd,
     spend_total_usd,
 )
@@ -233,7 +233,9 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         the_agent = selectors.agent_get(agent_id=agent_id)
     except NotFound:
         raise Http404("no such agent") from None
-    versions = list(the_agent.submissions.select_related("rating").defer("source"))
+    versions = list(
+        the_agent.submissions.select_related("rating", "model_entrant__model").defer("source")
+    )
     history = rating_history(agent=the_agent, versions=versions)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
     active = [s for s in versions if s.active]
@@ -252,7 +254,7 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "current": points[-1] if points else ELO_START,
             "matches": agent_ranked_rows(agent_id=the_agent.pk, versions=[s.pk for s in versions]),
             # A model entrant says which model plays it (its settings and spend are the owner's).
-            "model_names": model_names_of_agent(agent_id=the_agent.pk),
+            "model_names": model_names_of_versions(versions),
             # Challenges, head-to-head and auto-pauses (arena.competitions).
             "compete": agent_panel(request, the_agent, versions),
         },
