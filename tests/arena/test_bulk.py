@@ -1,16 +1,20 @@
-"""``arena.bulk.insert_copies`` and the ranked matches a matchmaking pass stores with it: the
-rows are what ``bulk_create`` would have stored, on SQLite here and on PostgreSQL (its own
-``INSERT … SELECT … FROM unnest``) through ``test_bulk_on_postgres``."""
+"""What a matchmaking pass asks of the database in its own words, on SQLite here and on
+PostgreSQL through ``test_bulk_on_postgres``: ``arena.bulk.insert_copies`` and the ranked
+matches it stores (the rows ``bulk_create`` would have stored; PostgreSQL has its own
+``INSERT … SELECT … FROM unnest``), and the last-played times read as epoch seconds."""
 
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from arena.bulk import insert_copies
 from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
+from arena.ratings.models import Rating
+from arena.ratings.services import EpochSeconds
 from django.db import connection
 
 from tests.arena.ratings.test_ladder import make_entries
@@ -85,10 +89,21 @@ def test_a_passes_ranked_matches_seat_each_pair_once() -> None:
         assert not m._state.adding
 
 
+def test_last_played_is_read_as_the_same_instant_in_seconds() -> None:
+    entry, never = make_entries("chess", 2)
+    when = datetime(2026, 3, 4, 5, 6, 7, 891000, tzinfo=UTC)
+    Rating.objects.filter(submission=entry).update(last_played=when)
+    read = dict(
+        Rating.objects.annotate(s=EpochSeconds("last_played")).values_list("submission_id", "s")
+    )
+    assert read[entry.pk] == pytest.approx(when.timestamp(), abs=0.001)
+    assert read[never.pk] is None
+
+
 @pytest.mark.postgres
 def test_bulk_on_postgres(tmp_path: Path) -> None:
     """This file's tests again on PostgreSQL (pytest-django's database is per session)."""
     if os.environ.get("ARENA_TEST_DB_VENDOR"):
         pytest.skip("already the PostgreSQL run")
     out = rerun_on_postgres(tmp_path, __file__, "-k", "not on_postgres", timeout_s=300)
-    assert "4 passed" in out, out[-1000:]
+    assert "5 passed" in out, out[-1000:]

@@ -17,17 +17,24 @@ RECENT_OPPONENTS_KEPT = 16
 
 def decayed_load(load: float, since: datetime | None, now: datetime) -> float:
     """``load`` (valid at ``since``) as seen at ``now``: each game fades as exp(-age / RECENT)."""
-    if since is None or load <= 0.0:
+    return load_after(load, None if since is None else (now - since).total_seconds())
+
+
+def load_after(load: float, age_s: float | None) -> float:
+    """``load`` as seen ``age_s`` seconds after it was valid (None: it never was)."""
+    if age_s is None or load <= 0.0:
         return 0.0
-    age_s = max(0.0, (now - since).total_seconds())
-    return load * math.exp(-age_s / RECENT.total_seconds())
+    return load * math.exp(-max(0.0, age_s) / RECENT.total_seconds())
 
 
 def idle_s(last_played: datetime | None, now: datetime) -> float:
     """Seconds since the last rated game ended (infinite when there was none)."""
-    if last_played is None:
-        return math.inf
-    return max(0.0, (now - last_played).total_seconds())
+    return idle_after(None if last_played is None else (now - last_played).total_seconds())
+
+
+def idle_after(age_s: float | None) -> float:
+    """``idle_s`` of an entry whose last rated game ended ``age_s`` seconds ago (None: none)."""
+    return math.inf if age_s is None else max(0.0, age_s)
 
 
 def opponents_after(recent: list[int], opponent: int) -> list[int]:
