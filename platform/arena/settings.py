@@ -53,14 +53,8 @@ def database_from_url(url: str) -> dict[str, object]:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": path[1:] if path.startswith("/") else path or str(VAR_DIR / "arena.sqlite3"),
             # Workers and the web server write at once: wait for the lock instead of failing, and
-            # take it at BEGIN so two writers never deadlock upgrading a read lock. Write-ahead
-            # logging: readers never wait for a writer (nor a writer for readers), and a commit
-            # appends to the log instead of rewriting pages through a rollback journal.
-            "OPTIONS": {
-                "timeout": 30,
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL",
-            },
+            # take it at BEGIN so two writers never deadlock upgrading a read lock.
+            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
         }
     if parsed.scheme in {"postgres", "postgresql"}:
         return {
