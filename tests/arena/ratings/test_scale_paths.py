@@ -4,6 +4,7 @@ entries it may serve (bench/scale.py measures them on a large ladder)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from arena.matches.selectors import latest_ranked_match_ids, latest_ranked_seats
 from arena.ratings.models import Rating
-from arena.ratings.selectors import fixed, leaderboard_page, rating_history
+from arena.ratings.selectors import agent_ranked_rows, fixed, leaderboard_page, rating_history
 from arena.ratings.services import MATCHMAKING_CANDIDATES_PER_SEAT, ladder_pair
 from arena.submissions.models import Submission
 from django.db import connection
@@ -22,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.arena.ratings.test_ladder import make_entries, play
+from tests.conftest import rerun_on_postgres
 
 pytestmark = pytest.mark.django_db
 
@@ -83,6 +85,43 @@ def test_the_agent_history_merges_its_versions_newest_first() -> None:
     history = rating_history(agent=a.agent, limit=4)
     assert [h["match"] for h in history] == sorted(played)[-4:]  # oldest first
     assert [h["version"] for h in history] == [2, 1, 2, 1]
+
+
+def test_the_agent_page_reads_every_version_and_formats_its_rows() -> None:
+    """The agent page's rows and chart across versions, as one query each where the database
+    combines limited reads (PostgreSQL, ``test_version_merges_on_postgres``)."""
+    a, b = make_entries("chess", 2)
+    a2 = _new_version(a)
+    played = [play(x, b, "win").pk for x in (a, a2, a)]
+    versions = list(Submission.objects.filter(agent=a.agent).select_related("rating"))
+    with CaptureQueriesContext(connection) as ctx:
+        history = rating_history(agent=a.agent, versions=versions)
+        rows = agent_ranked_rows(agent_id=a.agent_id, versions=[s.pk for s in versions])
+    assert [h["match"] for h in history] == played
+    assert [h["version"] for h in history] == [1, 2, 1]
+    assert [r["match_id"] for r in rows] == [str(m) for m in sorted(played, reverse=True)]
+    assert [r["version"] for r in rows] == ["1", "2", "1"]
+    assert all(r["outcome"] == "win" and r["url"] == f"/matches/{r['match_id']}/" for r in rows)
+    assert rows[0]["opponents"] == [
+        {
+            "url": f"/submissions/agents/{b.agent_id}/",
+            "label": b.label,
+            "owner": b.agent.owner.username,
+        }
+    ]
+    # One query for the changes and two for the rows where parts combine; one more a version
+    # for each elsewhere.
+    combined = connection.features.supports_slicing_ordering_in_compound
+    assert len(ctx.captured_queries) == (3 if combined else 5)
+
+
+@pytest.mark.postgres
+def test_version_merges_on_postgres(tmp_path: Path) -> None:
+    if os.environ.get("ARENA_TEST_DB_VENDOR"):
+        pytest.skip("already the PostgreSQL run")
+    rerun_on_postgres(
+        tmp_path, __file__, "-k", "merges_its_versions or reads_every_version", timeout_s=300
+    )
 
 
 def test_the_agent_history_query_is_served_by_the_seat_index() -> None:
