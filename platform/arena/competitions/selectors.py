@@ -11,7 +11,7 @@ reason code (``crash``…), score and ratings, never a forfeit's text, prints or
 
 Every read costs a constant number of queries whatever the agent's history: the agent, its
 submission ids, one page of its seats (keyset: ``before`` a match id, newest first) and the other
-seats of that page; the head-to-head is one grouped query plus the opponents' names.
+seats of that page; the head-to-head is one grouped query that names the opponents too.
 """
 
 from __future__ import annotations
