@@ -26,6 +26,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from arena.accounts.models import User
+from arena.competitions.models import LadderPause
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
 from arena.ratings.selectors import fixed, url_maker
@@ -42,6 +43,16 @@ HEAD_TO_HEAD_LIMIT = 200
 #: The agent page's head-to-head summary counts the agent's latest this many matches, so the
 #: page costs the same for an agent with 50 matches or 50,000; the head-to-head page counts all.
 RECENT_MATCHES = 200
+
+
+def pause_flag() -> dict[str, Exists]:
+    """An annotation of a submission queryset: ``ladder_paused``, whether an auto-pause is in
+    force (``agent_panel`` reads the pauses only when one is)."""
+    return {
+        "ladder_paused": Exists(
+            LadderPause.objects.filter(submission=OuterRef("pk"), cleared__isnull=True)
+        )
+    }
 
 
 def history_kinds() -> list[str]:

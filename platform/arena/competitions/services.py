@@ -31,7 +31,13 @@ FORFEIT_REASONS = ("crash", "timeout", "illegal", "init_error")
 
 
 def challenge_policy_get(*, agent: Agent) -> ChallengePolicy:
-    """The agent's challenge settings (defaults, unsaved, when it has none)."""
+    """The agent's challenge settings (defaults, unsaved, when it has none); no query when the
+    agent was read with them (``agent_get(..., with_policy=True)``)."""
+    if Agent.challenge_policy.is_cached(agent):
+        try:
+            return agent.challenge_policy
+        except ChallengePolicy.DoesNotExist:
+            return ChallengePolicy(agent=agent)
     return ChallengePolicy.objects.filter(agent=agent).first() or ChallengePolicy(agent=agent)
 
 

@@ -52,6 +52,9 @@ def agent_panel(
     is_owner = user.is_authenticated and agent.owner_id == user.pk
     policy = challenge_policy_get(agent=agent)
     mine = Q(submission__agent=agent) if versions is None else Q(submission__in=versions)
+    # Versions read with ``selectors.pause_flag`` say whether a pause is in force.
+    flagged = versions is not None and all("ladder_paused" in s.__dict__ for s in versions)
+    paused = not flagged or any(s.__dict__["ladder_paused"] for s in versions or ())
     challengers = []
     if user.is_authenticated and not is_owner:
         challengers = list(
@@ -64,12 +67,11 @@ def agent_panel(
     return {
         "is_owner": is_owner,
         "policy": policy,
-        "policy_form": ChallengePolicyForm(
-            initial={"accepts": policy.accepts, "min_rating": policy.min_rating}
-        ),
         "challengers": challengers,
         # The pauses in force (one a version at most).
-        "pauses": list(LadderPause.objects.filter(mine, cleared__isnull=True)[:5]),
+        "pauses": (
+            list(LadderPause.objects.filter(mine, cleared__isnull=True)[:5]) if paused else []
+        ),
         "head_to_head": selectors.head_to_head_cells(
             agent,
             selectors.head_to_head(

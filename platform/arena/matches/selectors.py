@@ -161,6 +161,24 @@ def latest_ranked_match_ids(
     return sorted(set(newest), reverse=True)[:limit]
 
 
+def latest_ranked_match_ids_query(
+    *, agent_id: int, limit: int = 30, versions: Sequence[int] | None = None
+) -> QuerySet[Participant, int] | None:
+    """``latest_ranked_match_ids`` as one query to use as a subquery (its ids, unordered once
+    inside ``IN``), or None where the database cannot express it: several versions on a
+    database without limited reads in a compound query (SQLite). ``versions`` as there."""
+    if versions is None:
+        versions = list(Submission.objects.filter(agent_id=agent_id).values_list("pk", flat=True))
+    parts = [latest_ranked_seats(submission_id=v, limit=limit) for v in versions]
+    if not parts:
+        return Participant.objects.none().values_list("match_id", flat=True)
+    if len(parts) == 1:
+        return parts[0]
+    if not connection.features.supports_slicing_ordering_in_compound:
+        return None
+    return parts[0].union(*parts[1:], all=True).order_by("-match_id")[:limit]
+
+
 #: How many matches a "live now" or "recent" list shows: a bounded query whatever the ladder size.
 MATCH_LIST_LIMIT = 10
 

@@ -15,12 +15,16 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.urls import reverse
 from django.utils import timezone
 
 from arena.matches.models import Match, Participant
-from arena.matches.selectors import latest_ranked_match_ids, match_queue_wait
+from arena.matches.selectors import (
+    latest_ranked_match_ids,
+    latest_ranked_match_ids_query,
+    match_queue_wait,
+)
 from arena.ratings import ladder
 from arena.ratings.models import Rating, RatingChange, figure_mean
 from arena.ratings.pairing import Entry, may_meet, rematch_wait_s
@@ -433,16 +437,17 @@ def agent_ranked_rows(
     URL reversal a kind, numbers printed as the site prints them. The ids
     (``latest_ranked_match_ids``), then one read of their seats as values: no model instance,
     no per-cell filter, whatever the number of rows."""
-    ids = latest_ranked_match_ids(agent_id=agent_id, limit=limit, versions=versions)
-    if not ids:
-        return []
-    seats: dict[int, list[tuple[Any, ...]]] = {i: [] for i in ids}
-    for seat in (
-        Participant.objects.filter(match_id__in=ids)
-        .order_by("match_id", "seat")
-        .values_list(*_AGENT_MATCH_SEAT)
-    ):
-        seats[seat[0]].append(seat)
+    newest = latest_ranked_match_ids_query(agent_id=agent_id, limit=limit, versions=versions)
+    if newest is None:  # read apart, then their seats
+        ids: list[int] = latest_ranked_match_ids(agent_id=agent_id, limit=limit, versions=versions)
+        found = Participant.objects.filter(match_id__in=ids)
+    else:  # the ids as a subquery of the seats' read: one query
+        found = Participant.objects.filter(match_id__in=newest)
+    seats: dict[int, list[tuple[Any, ...]]] = {}
+    for seat in found.order_by("match_id", "seat").values_list(*_AGENT_MATCH_SEAT):
+        seats.setdefault(seat[0], []).append(seat)
+    if newest is not None:
+        ids = sorted(seats, reverse=True)
     match_url, agent_url = url_maker("matches:detail"), agent_url_maker()
     rows = []
     for match_id in ids:
@@ -568,23 +573,53 @@ class LadderWait:
         }
 
 
+def ranked_flight() -> dict[str, Subquery]:
+    """Annotations of a submission queryset with its first ranked match in flight (queued or
+    running), as ``ladder_wait`` reads it: ``ranked_flight_id`` and ``ranked_flight_status``
+    (both empty when none). A page that reads the versions anyway saves ``ladder_wait`` a
+    query a version."""
+    flight = Match.objects.filter(
+        kind=Match.Kind.RANKED,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        participants__submission=OuterRef("pk"),
+    ).order_by("id")
+    return {
+        "ranked_flight_id": Subquery(flight.values("id")[:1]),
+        "ranked_flight_status": Subquery(flight.values("status")[:1]),
+    }
+
+
 def ladder_wait(*, submission: Submission) -> LadderWait:
     """Why ``submission`` is (or is not) waiting on its ladder, by the rules of
     ``pairing.pair_entries``: a few queries whatever the size of the ladder (its ranked match
     in flight with the queue ahead of it, or up to ``WAIT_CANDIDATES`` free possible
-    opponents, and whether any busy one exists when none is free)."""
+    opponents, and whether any busy one exists when none is free). A submission read with the
+    ``ranked_flight`` annotations is not asked again for its match in flight."""
     if not submission.active or submission.status != Submission.Status.ACCEPTED:
         return LadderWait("inactive", "not active: it plays no ranked match until activated")
-    flight = (
-        Match.objects.filter(
-            kind=Match.Kind.RANKED,
-            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-            participants__submission=submission,
+    flight: Match | None
+    if "ranked_flight_id" in submission.__dict__:
+        flight_id = submission.__dict__["ranked_flight_id"]
+        flight = (
+            None
+            if flight_id is None
+            else Match(
+                id=flight_id,
+                kind=Match.Kind.RANKED,
+                status=submission.__dict__.get("ranked_flight_status"),
+            )
         )
-        .only("id", "kind", "status")
-        .order_by("id")
-        .first()
-    )
+    else:
+        flight = (
+            Match.objects.filter(
+                kind=Match.Kind.RANKED,
+                status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+                participants__submission=submission,
+            )
+            .only("id", "kind", "status")
+            .order_by("id")
+            .first()
+        )
     if flight is not None and flight.status == Match.Status.RUNNING:
         return LadderWait("playing", f"in a ranked match now (#{flight.pk})", flight.pk)
     if flight is not None:

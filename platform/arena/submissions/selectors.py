@@ -64,9 +64,11 @@ def archived_agents_count(*, user: object) -> int:
     return Agent.objects.filter(owner_id=getattr(user, "pk", None), archived__isnull=False).count()
 
 
-def agent_get(*, agent_id: int) -> Agent:
-    """An agent or ``NotFound``."""
-    agent = Agent.objects.select_related("owner").filter(pk=agent_id).first()
+def agent_get(*, agent_id: int, with_policy: bool = False) -> Agent:
+    """An agent or ``NotFound``; ``with_policy``: with its challenge settings in the same read
+    (``competitions.services.challenge_policy_get``)."""
+    related = ("owner", "challenge_policy") if with_policy else ("owner",)
+    agent = Agent.objects.select_related(*related).filter(pk=agent_id).first()
     if agent is None:
         raise NotFound(f"no agent {agent_id}")
     return agent

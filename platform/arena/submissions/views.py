@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.accounts.selectors import signed_in_user
+from arena.competitions.selectors import pause_flag
 from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.selectors import (
@@ -26,7 +27,12 @@ from arena.matches.selectors import (
     validation_bounds,
 )
 from arena.ratings.charts import rating_chart_svg
-from arena.ratings.selectors import agent_ranked_rows, ladder_wait, rating_history
+from arena.ratings.selectors import (
+    agent_ranked_rows,
+    ladder_wait,
+    ranked_flight,
+    rating_history,
+)
 from arena.submissions import selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
@@ -230,11 +236,15 @@ def train(request: HttpRequest, submission_id: int) -> HttpResponse:
 def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
     """An agent's versions, Elo history chart and ranked matches (public; source owner-only)."""
     try:
-        the_agent = selectors.agent_get(agent_id=agent_id)
+        the_agent = selectors.agent_get(agent_id=agent_id, with_policy=True)
     except NotFound:
         raise Http404("no such agent") from None
+    # One read of the versions serves every part of the page: their ratings and models, the
+    # ranked match each has in flight (``ladder_wait``) and whether one is paused (the panel).
     versions = list(
-        the_agent.submissions.select_related("rating", "model_entrant__model").defer("source")
+        the_agent.submissions.select_related("rating", "model_entrant__model")
+        .defer("source")
+        .annotate(**ranked_flight(), **pause_flag())
     )
     history = rating_history(agent=the_agent, versions=versions)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
