@@ -115,12 +115,37 @@ def test_the_agent_page_reads_every_version_and_formats_its_rows() -> None:
     assert len(ctx.captured_queries) == (2 if combined else 5)
 
 
+def test_the_agent_page_reads_as_many_queries_whatever_its_matches(settings: Any) -> None:
+    """The page of an agent with one version: the agent (with its challenge settings), its
+    versions (with their ratings, match in flight and pauses), the rating history, the ladder
+    wait's candidates, the ranked rows and the head-to-head summary; no more as it plays.
+    (Without the rematch cool-down, which asks once more whether the others are busy.)"""
+    settings.ARENA_REMATCH_COOLDOWN_S = 0.0
+    a, b, c = make_entries("chess", 3)
+    play(a, b, "win")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            page = Client().get(f"/submissions/agents/{a.agent_id}/")
+        assert page.status_code == 200
+        return len(ctx.captured_queries)
+
+    few = queries()
+    for i in range(12):
+        play(a, (b, c)[i % 2], ("win", "loss", "draw")[i % 3])
+    assert queries() == few == 6
+
+
 @pytest.mark.postgres
 def test_version_merges_on_postgres(tmp_path: Path) -> None:
     if os.environ.get("ARENA_TEST_DB_VENDOR"):
         pytest.skip("already the PostgreSQL run")
     rerun_on_postgres(
-        tmp_path, __file__, "-k", "merges_its_versions or reads_every_version", timeout_s=300
+        tmp_path,
+        __file__,
+        "-k",
+        "merges_its_versions or reads_every_version or as_many_queries",
+        timeout_s=300,
     )
 
 
