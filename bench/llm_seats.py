@@ -18,11 +18,14 @@ Prints one JSON object:
   simple-card matches between two uploaded starter agents in the process sandbox, kept queued;
   their rate is measured alone, then while model matches (a model entrant against the random
   house bot, chess, untimed, ``--plies``) keep the model pool's every thread busy, then alone
-  again. Reports code matches a minute in each window, model matches a minute beside them, and
-  ``code_ratio_with_models`` (with models / the mean of the two alone windows). Target: code
+  again. Reports code matches a minute in each window, model matches a minute beside them,
+  ``code_ratio_with_models`` (with models / the mean of the two alone windows) and
+  ``code_match_time_ratio_with_models`` (the code matches' median duration alone / beside the
+  models: the same rate, not quantised by a window's count when matches are long). Target: code
   matches keep their rate (ratio near 1). With ``--server fake`` the model answers at once (the
   model pool then plays as fast as the node's CPU allows: the worst case for the code pool), or
-  ``--node-latency-s`` late.
+  ``--node-latency-s`` late. ``--code-think-s`` makes the code agents compute for that long
+  each turn, as real ones do (1-2 s of a 2 s budget), instead of answering at once.
 
 Usage: ``python bench/llm_seats.py [--server fake|local] [--calls N] [--matches N]
 [--node-seconds S | --no-node]``
@@ -56,6 +59,7 @@ from devtools.parts import (  # noqa: E402
 from games.core import (  # noqa: E402
     InProcessAgentHandle,
     MatchSettings,
+    get_game_spec,
     house_bot_class,
     play_match,
 )
@@ -160,6 +164,20 @@ def log(message: str) -> None:
     print(f"[llm_seats] {message}", file=sys.stderr, flush=True)
 
 
+def thinking_source(starter: str, think_s: float) -> str:
+    """``starter`` with every ``on_turn`` first computing (a busy loop) for ``think_s``."""
+    marker = "    def on_turn(self, round_state):\n"
+    if marker not in starter:
+        raise SystemExit("bench: the starter's on_turn is not where --code-think-s expects it")
+    busy = (
+        "        import time\n"
+        f"        end = time.perf_counter() + {think_s!r}\n"
+        "        while time.perf_counter() < end:\n"
+        "            pass\n"
+    )
+    return starter.replace(marker, marker + busy, 1)
+
+
 class Node:
     """A throw-away platform and one worker node (ranked pool and model pool) on it."""
 
@@ -235,6 +253,11 @@ class Node:
             starter_entry(User.objects.create_user(username=f"coder{i}"), CODE_GAME, "a")
             for i in range(2)
         ]
+        think_s = self.args.code_think_s
+        if think_s:
+            # Agents that compute for ``think_s`` each turn, as real ones use their budget.
+            source = thinking_source(get_game_spec(CODE_GAME).starter_source(), think_s)
+            Submission.objects.filter(pk__in=[s.pk for s in self.code_pair]).update(source=source)
 
     def queued(self, game: str) -> int:
         from arena.matches.models import Match
@@ -326,6 +349,12 @@ class Node:
         log(f"node: {after}")
         alone = (before["code_matches_per_minute"] + after["code_matches_per_minute"]) / 2
         ratio = beside["code_matches_per_minute"] / alone if alone else None
+        # The same by each code match's own duration (not quantised by the window's count,
+        # which a few long matches make coarse): the alone windows' median / the one beside.
+        took = [w.get("code_match_s_median") for w in (before, after)]
+        took_ratio = None
+        if all(took) and beside.get("code_match_s_median"):
+            took_ratio = round(statistics.mean(took) / beside["code_match_s_median"], 3)
         return {
             "pools": {
                 "worker (matches, tournament)": self.code_concurrency,
@@ -341,6 +370,8 @@ class Node:
             "with_models": beside,
             "code_alone_after": after,
             "code_ratio_with_models": None if ratio is None else round(ratio, 3),
+            "code_match_time_ratio_with_models": took_ratio,
+            "code_think_s": self.args.code_think_s,
         }
 
 
@@ -367,6 +398,13 @@ def main() -> None:
         choices=["sqlite", "postgres"],
         default="sqlite",
         help="the node's platform database: SQLite as make run, or PostgreSQL as deploy/",
+    )
+    parser.add_argument(
+        "--code-think-s",
+        type=float,
+        default=0.0,
+        help="the node's code agents compute this long in each turn (a busy loop, as a real "
+        "agent uses its budget) instead of answering at once",
     )
     parser.add_argument("--model-threads", type=int, default=16, help="the model pool's threads")
     parser.add_argument(

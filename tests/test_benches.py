@@ -85,6 +85,8 @@ BENCHES = [
             "3",
             "--model-threads",
             "2",
+            "--code-think-s",
+            "0.05",
         ],
         {"overhead_ms", "matches_per_minute", "node"},
         (),
@@ -120,6 +122,12 @@ def test_the_bench_runs_and_prints_json(
     figures = json.loads(done.stdout)
     assert isinstance(figures, dict) and figures, done.stdout[:500]
     assert keys <= figures.keys(), sorted(figures)
+    if script == "llm_seats.py":  # the thinking code agents played (their source is valid)
+        node = figures["node"]
+        assert node["code_think_s"] == 0.05
+        assert (
+            node["code_alone_before"]["code_finished"] + node["code_alone_after"]["code_finished"]
+        ), node
 
 
 def test_every_bench_script_is_run_above() -> None:
