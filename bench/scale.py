@@ -457,6 +457,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             agents=args.agents, matches=args.matches, days=args.days, rng=random.Random(args.seed)
         )
         seed_s = time.monotonic() - t0
+        # As gunicorn's workers and Celery's pool processes do once started: what start-up
+        # built is frozen out of the cyclic collector's full collections (arena.ops.process).
+        from arena.ops.process import freeze_startup_objects
+
+        freeze_startup_objects()
         from arena.submissions.models import Submission
 
         client = Client()

@@ -10,3 +10,13 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT_S", "30"))
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def post_worker_init(worker: object) -> None:
+    """Once the worker has loaded the application: what it built is frozen out of the cyclic
+    collector's way (``arena.ops.process``; gunicorn loads this file on its own, so the two
+    lines are here)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

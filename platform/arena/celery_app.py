@@ -14,6 +14,8 @@ from celery.signals import (
     worker_shutting_down,
 )
 
+from arena.ops.process import freeze_startup_objects
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
@@ -74,6 +76,8 @@ def _on_worker_ready(sender: object = None, **_: object) -> None:
     if removed:
         logger.warning("removed %d orphaned agent sandboxes", removed)
     logger.warning("uploaded agents run in the %s sandbox", sandbox_backend())
+    # A threads or solo pool runs its tasks here; a prefork pool's children freeze their own.
+    freeze_startup_objects()
 
 
 @worker_process_init.connect
@@ -82,6 +86,7 @@ def _on_worker_process_init(**_: object) -> None:
     from arena.matches.sandboxing import start_pool
 
     start_pool()
+    freeze_startup_objects()
 
 
 @worker_process_shutdown.connect

@@ -24,13 +24,13 @@ class Channel(kombu_redis.Channel):  # type: ignore[misc]  # kombu has no type h
     _batch: Any = None
 
     @contextmanager
-    def batched_puts(self) -> Iterator[None]:
+    def batched_puts(self) -> Iterator[bool]:
         """Messages published inside the block reach Redis as one pipeline when it ends (none
-        if it raises: the caller's sweeper sends what never left)."""
+        if it raises: the caller's sweeper sends what never left). The block gets True."""
         with self.conn_or_acquire() as client:
             self._batch = client.pipeline(transaction=False)
             try:
-                yield
+                yield True
                 self._batch.execute()
             finally:
                 self._batch = None

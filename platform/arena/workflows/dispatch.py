@@ -60,7 +60,7 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
         # is longer) and clock, not once per match.
         routes: dict[tuple[str, int, str, bool, MatchClock], tuple[str, float, float]] = {}
         eager = bool(app.conf.task_always_eager)  # tests run the task in place
-        with app.producer_or_acquire() as producer, _batched(producer):
+        with app.producer_or_acquire() as producer, _batched(producer) as batched:
             for m in matches:
                 clock = match_clock(m)  # no query but for a tournament's game
                 key = (m.game, m.game_version, m.kind, m.pk in with_model, clock)
@@ -79,6 +79,9 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
                 # What ``apply_async`` sends, built by Celery's message layer directly: the
                 # routing and options it would work out again for every message are the same
                 # for the whole batch (the queue is named; no ETA, expiry or result).
+                # The arguments' printed form is given (Celery would ``saferepr`` them), and
+                # no per-message retry: inside the batch a message only joins the pipeline, and
+                # what reaches the broker is sent, or fails, when the batch ends.
                 message = app.amqp.create_task_message(
                     uuid(),
                     MATCH_RUN_TASK,
@@ -87,17 +90,22 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
                     time_limit=hard,
                     soft_time_limit=soft,
                     ignore_result=True,
+                    argsrepr=f"({m.pk},)",
+                    kwargsrepr="{}",
                 )
-                app.amqp.send_task_message(producer, MATCH_RUN_TASK, message, queue=queue)
+                app.amqp.send_task_message(
+                    producer, MATCH_RUN_TASK, message, queue=queue, retry=not batched
+                )
 
     transaction.on_commit(enqueue)
 
 
-def _batched(producer: Any) -> AbstractContextManager[None]:
+def _batched(producer: Any) -> AbstractContextManager[bool]:
     """The producer's messages sent together when the block ends, where the broker's channel
-    can (Redis: one round trip for the batch, arena.celery_redis); else one by one."""
+    can (Redis: one round trip for the batch, arena.celery_redis); else one by one. The block
+    gets whether they are batched."""
     batched_puts = getattr(producer.channel, "batched_puts", None)
-    return batched_puts() if batched_puts is not None else nullcontext()
+    return batched_puts() if batched_puts is not None else nullcontext(False)
 
 
 def match_enqueue_on_commit(match_id: int) -> None:
