@@ -253,7 +253,9 @@ if REDIS_URL:
         # ``rediss://`` by the transport's name, and sentinel and socket URLs are other classes.
         CELERY_BROKER_TRANSPORT = "arena.celery_redis:Transport"
 else:
-    CELERY_BROKER_URL = "filesystem://"
+    # The host is meaningless to this transport; named, kombu does not warn that it is missing
+    # every time a connection is described (a dozen lines in every ``make run`` log).
+    CELERY_BROKER_URL = "filesystem://localhost/"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),

@@ -251,3 +251,21 @@ def test_the_event_loop_delivers_what_the_consumer_may_take(tmp_path: Path) -> N
             # Two messages published within one millisecond come in either order.
             assert len(taken) == 2 and taken[0].payload != taken[1].payload
     hub.close()
+
+
+def test_the_embedded_brokers_url_names_a_host(caplog: Any) -> None:
+    """Described without a host, a filesystem connection logged a warning each time (a dozen
+    lines in every ``make run`` log)."""
+    from django.conf import settings
+
+    if not str(settings.CELERY_BROKER_URL).startswith("filesystem:"):
+        pytest.skip("this run's broker is not the embedded one")
+    with caplog.at_level("WARNING", logger="kombu.connection"):
+        conn = Connection(
+            settings.CELERY_BROKER_URL,
+            transport="arena.celery_filesystem:Transport",
+            transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+        )
+        conn.as_uri()
+        conn.info()
+    assert not [r for r in caplog.records if "hostname" in r.getMessage()]
