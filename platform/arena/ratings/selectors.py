@@ -434,9 +434,10 @@ def agent_ranked_rows(
 ) -> list[dict[str, Any]]:
     """The agent page's latest ranked matches (all its versions), newest first, each row
     formatted here for the template: the agent's seat and its opponents, links built with one
-    URL reversal a kind, numbers printed as the site prints them. The ids
-    (``latest_ranked_match_ids``), then one read of their seats as values: no model instance,
-    no per-cell filter, whatever the number of rows."""
+    URL reversal a kind, numbers printed as the site prints them. One read of the seats of the
+    latest matches as values, the ids a subquery of it (``latest_ranked_match_ids_query``), or
+    read first where the database cannot combine them: no model instance, no per-cell filter,
+    whatever the number of rows."""
     newest = latest_ranked_match_ids_query(agent_id=agent_id, limit=limit, versions=versions)
     if newest is None:  # read apart, then their seats
         ids: list[int] = latest_ranked_match_ids(agent_id=agent_id, limit=limit, versions=versions)
