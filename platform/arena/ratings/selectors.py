@@ -607,7 +607,7 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
             else Match(
                 id=flight_id,
                 kind=Match.Kind.RANKED,
-                status=submission.__dict__.get("ranked_flight_status"),
+                status=str(submission.__dict__.get("ranked_flight_status") or ""),
             )
         )
     else:
