@@ -81,13 +81,29 @@ class ModelEntrantConfig(models.Model):
 
 
 class ModelCall(models.Model):
-    """One call to a model: the ledger (the prompt and answer are the entrant owner's)."""
+    """One call to a model: the ledger. Who made it is its ``purpose``; the prompt and answer of
+    a seat's or an agent's call are that submission's owner's."""
+
+    class Purpose(models.TextChoices):
+        """Who asked, and so who pays and who may read the call."""
+
+        #: A model entrant's move (the entrant's owner pays; docs/llm-seats.md).
+        SEAT = "seat", "model seat"
+        #: A judged game's role (athlete, president, keeper): the site pays, no submission.
+        JUDGE = "judge", "game judge"
+        #: A code agent's call through the sandbox's model gateway (the agent's owner pays).
+        AGENT = "agent", "agent's own call"
 
     #: The match (an id, not a key: this app sits below ``matches``).
     match_id = models.BigIntegerField(db_index=True)
     match_attempt = models.PositiveIntegerField(default=0)
+    purpose = models.CharField(max_length=8, choices=Purpose.choices, default=Purpose.SEAT)
+    #: The seat the call was made for (a judge's calls: the seat it was asked about, or 0).
     seat = models.PositiveSmallIntegerField()
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="model_calls")
+    #: The submission that made the call and pays for it; empty for the site's own (a judge).
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="model_calls", null=True, blank=True
+    )
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="calls")
     round = models.IntegerField(default=0)
     turn = models.IntegerField(null=True, blank=True)

@@ -136,15 +136,17 @@ def model_call_record(
     match_id: int,
     match_attempt: int,
     seat: int,
-    submission_id: int,
+    submission_id: int | None,
     model_id: int,
     call: CallRecord,
+    purpose: str = ModelCall.Purpose.SEAT,
 ) -> ModelCall:
-    """Store one call in the ledger."""
+    """Store one call in the ledger (``submission_id`` empty for the site's own calls)."""
     turn = call.turn if isinstance(call.turn, int) and not isinstance(call.turn, bool) else None
     return ModelCall.objects.create(
         match_id=match_id,
         match_attempt=match_attempt,
+        purpose=purpose,
         seat=seat,
         submission_id=submission_id,
         model_id=model_id,

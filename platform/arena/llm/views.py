@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from arena.accounts.selectors import signed_in_user
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.forms import ModelEntrantForm
+from arena.llm.models import ModelCall
 from arena.llm.selectors import match_model_calls, models_enabled
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match
@@ -80,8 +81,14 @@ def match_calls(request: HttpRequest, match_id: int) -> HttpResponse:
     rows = []
     total = Decimal(0)
     for call in calls:
+        if call.purpose == ModelCall.Purpose.JUDGE:
+            # A judge's prompt quotes both sides (a keeper's, private questions): its calls
+            # are the site's, read by staff in the admin, and its verdicts are in the replay.
+            continue
         mine = call.seat in mine_seats
-        shown = mine or (call.seat, call.round, call.turn) in public
+        # A code agent's own calls are its owner's alone, whatever the game shows of its seat.
+        public_call = call.purpose == ModelCall.Purpose.SEAT
+        shown = mine or (public_call and (call.seat, call.round, call.turn) in public)
         rows.append({"call": call, "mine": mine, "shown": shown})
         if mine:
             total += call.cost_usd
