@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from celery import shared_task
+from django.conf import settings
 
 from arena import metrics
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.play import RunOutcome
 from arena.matches.sandboxing import sandboxes_reap
+from arena.ops.outage import OutageLog, database_unreachable, database_wait
 from arena.ops.services import maintenance_record
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
@@ -18,6 +21,10 @@ from arena.workflows.lifecycle import matches_sweep
 from arena.workflows.matches import match_run
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
+#: One line per match while the database is away, not one per delivery.
+_outage_log = OutageLog(logger)
 
 
 def _maintained(task: str, run: Callable[[], T], counts: Callable[[T], Mapping[str, int]]) -> T:
@@ -48,8 +55,32 @@ def _maintained(task: str, run: Callable[[], T], counts: Callable[[T], Mapping[s
 def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
     """Play match ``match_id`` once (idempotent); a platform error is retried by the service's
     attempt count, after which the match is recorded as an unrated error. The whole chain is
-    described in ``arena.workflows.matches``."""
-    if match_run(match_id=match_id, task_id=self.request.id or "") is RunOutcome.RETRY:
+    described in ``arena.workflows.matches``.
+
+    When the database cannot be reached (PostgreSQL restarting), nothing this attempt did can
+    be recorded, and a message acknowledged now would be lost with the match left ``queued``
+    (or ``running``) for the sweeper. So the task waits, in place and bounded, for the database
+    to answer again, and the same task is then delivered again at once: play resumes within
+    about a second of the database's return. Its message is acknowledged only once the new one
+    is in the broker, and a delivery too many is harmless (``match_begin`` is idempotent)."""
+    try:
+        outcome = match_run(match_id=match_id, task_id=self.request.id or "")
+    except Exception as exc:
+        if not database_unreachable(exc):
+            raise
+        _outage_log(
+            logging.WARNING,
+            f"match {match_id}",
+            "database",
+            "match %s: the database cannot be reached (%s); its task waits for it and runs again",
+            match_id,
+            type(exc).__name__,
+        )
+        back = database_wait(timeout_s=settings.ARENA_DB_OUTAGE_WAIT_S)
+        raise self.retry(
+            countdown=0 if back else settings.ARENA_DB_OUTAGE_RETRY_S, exc=exc
+        ) from None
+    if outcome is RunOutcome.RETRY:
         raise self.retry(countdown=3)
 
 
