@@ -65,6 +65,10 @@ def database_from_url(url: str) -> dict[str, object]:
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
             "CONN_MAX_AGE": 60,
+            # A kept connection is checked before its first use in each request or task: after
+            # a PostgreSQL restart every kept one is broken, and each process's next task would
+            # otherwise fail on it once before a fresh one is opened.
+            "CONN_HEALTH_CHECKS": True,
         }
     raise ValueError(f"ARENA_DATABASE_URL: unsupported scheme {parsed.scheme!r} (sqlite, postgres)")
 

@@ -82,9 +82,9 @@ def _match_of(message: dict[str, Any]) -> tuple[int, str] | None:
         return None
     task_id = str(headers.get("id") or "")
     try:
-        body = message.get("body")
+        body: str | bytes = str(message.get("body"))
         if (message.get("properties") or {}).get("body_encoding") == "base64":
-            body = base64.b64decode(str(body))
+            body = base64.b64decode(body)
         return int(json.loads(body)[0][0]), task_id
     except Exception:
         found = re.fullmatch(r"\((\d+),?\)", str(headers.get("argsrepr", "")))
