@@ -15,6 +15,7 @@ import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,14 +221,16 @@ def test_play_resumes_after_redis_is_killed_and_started_again(tmp_path: Path) ->
             seats = _result(manage(env, "shell", "-c", SEATS))
             # Nothing stale once play is over: no message of a finished match waits to be
             # delivered again (an hour later), and no heartbeat lists a match that is over.
-            leftovers = _wait(
-                lambda: (r := _result(manage(env, "shell", "-c", LEFTOVERS)))["unacked"] == []
-                and r["heartbeat_running"] == []
-                and r,
-                60,
-                "no unacknowledged message or heartbeat of a match that is over",
-                3,
-            )
+            last: list[Any] = []
+
+            def nothing_stale() -> Any:
+                last[:] = [_result(manage(env, "shell", "-c", LEFTOVERS))]
+                return not last[0]["unacked"] and not last[0]["heartbeat_running"] and last[0]
+
+            try:
+                leftovers = _wait(nothing_stale, 60, "nothing stale", 3)
+            except AssertionError:
+                raise AssertionError(f"stale after play ended: {last}; logs in {logs}") from None
             assert leftovers["running"] == [], leftovers
             assert final["not_rated_once"] == [] and final["rated_unfinished"] == [], final
             assert final["bad_chains"] == [] and final["finished_unrated"] == 0, final

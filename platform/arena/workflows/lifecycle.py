@@ -71,8 +71,10 @@ class BrokerView:
     waiting: frozenset[int]
     #: Unacknowledged messages (taken by a worker) by match id.
     held: dict[int, list[Held]] = field(default_factory=dict)
-    #: Task ids of every message waiting or held.
-    task_ids: frozenset[str] = frozenset()
+    #: Task ids of the messages waiting in a queue (a task sent again, not yet taken).
+    waiting_task_ids: frozenset[str] = frozenset()
+    #: Task ids of the unacknowledged messages, with when each was taken (``time.time()``).
+    held_task_ids: dict[str, float] = field(default_factory=dict)
 
 
 def _match_of(message: dict[str, Any]) -> tuple[int, str] | None:
@@ -110,17 +112,23 @@ def broker_view(*, queues: bool = True) -> BrokerView | None:
         logger.info("the broker could not be read", exc_info=True)
         return None
     waiting: set[int] = set()
-    task_ids: set[str] = set()
+    waiting_task_ids: set[str] = set()
     for message in waiting_messages:
         if (found := _match_of(message)) is not None:
             waiting.add(found[0])
-            task_ids.add(found[1])
+            waiting_task_ids.add(found[1])
     held: dict[int, list[Held]] = {}
+    held_task_ids: dict[str, float] = {}
     for entry in held_list:
         if (found := _match_of(entry.message)) is not None:
             held.setdefault(found[0], []).append(entry)
-            task_ids.add(found[1])
-    return BrokerView(waiting=frozenset(waiting), held=held, task_ids=frozenset(task_ids))
+            held_task_ids[found[1]] = max(entry.delivered, held_task_ids.get(found[1], 0.0))
+    return BrokerView(
+        waiting=frozenset(waiting),
+        held=held,
+        waiting_task_ids=frozenset(waiting_task_ids),
+        held_task_ids=held_task_ids,
+    )
 
 
 def _held_drop(tags: list[str]) -> int:
@@ -184,9 +192,14 @@ def matches_sweep() -> dict[str, int]:
         )
     )
     view = broker_view(queues=bool(sent or running))
-    if live is not None and view is not None:
-        live = live | view.task_ids  # a task waiting to be delivered again is not orphaned
     orphan_after = now - timedelta(seconds=settings.ARENA_MATCH_ORPHAN_GRACE_S)
+    if live is not None and view is not None:
+        # A task sent again (waiting in its queue, or just taken to wait out its countdown) is
+        # not orphaned. A message taken long ago proves nothing: a killed worker's stays
+        # unacknowledged until the visibility timeout.
+        taken_after = orphan_after.timestamp()
+        live = live | view.waiting_task_ids
+        live |= {t for t, at in view.held_task_ids.items() if at > taken_after}
     for match_id in running:
         with transaction.atomic():
             match = match_lock(match_id=match_id)

@@ -27,12 +27,33 @@ logger = logging.getLogger(__name__)
 _outage_log = OutageLog(logger)
 
 
-def _maintained(task: str, run: Callable[[], T], counts: Callable[[T], Mapping[str, int]]) -> T:
-    """Run one maintenance pass, counting what it did (metrics, and the operator's page)."""
+def _database_away(task: str, exc: BaseException) -> bool:
+    """Whether a periodic pass failed because the database is away: then it says so in one line
+    (now and then, not every pass) instead of a traceback, and the next pass does its work."""
+    if not database_unreachable(exc):
+        return False
+    _outage_log(
+        logging.WARNING,
+        task,
+        "database",
+        "%s skipped: the database cannot be reached (%s)",
+        task,
+        type(exc).__name__,
+    )
+    return True
+
+
+def _maintained(
+    task: str, run: Callable[[], T], counts: Callable[[T], Mapping[str, int]], skipped: T
+) -> T:
+    """Run one maintenance pass, counting what it did (metrics, and the operator's page);
+    ``skipped`` is its result when the database is away."""
     try:
         result = run()
     except Exception as exc:
         metrics.inc(metrics.MAINTENANCE_RUNS, task=task, result="failed")
+        if _database_away(task, exc):
+            return skipped  # nowhere to record it: the database is what is away
         maintenance_record(task=task, counts={}, error=f"{type(exc).__name__}: {exc}")
         raise
     done = counts(result)
@@ -87,8 +108,13 @@ def match_run_task(self, match_id: int) -> None:  # type: ignore[no-untyped-def]
 @shared_task(name=MATCHMAKING_TASK, ignore_result=True)
 def matchmaking_task() -> int:
     """Pair free ladder entries; returns how many ranked matches were queued."""
-    with metrics.timed(metrics.MATCHMAKING_PASS):
-        pairs = len(matchmaking_run())
+    try:
+        with metrics.timed(metrics.MATCHMAKING_PASS):
+            pairs = len(matchmaking_run())
+    except Exception as exc:
+        if _database_away("matchmaking", exc):
+            return 0
+        raise
     metrics.inc(metrics.MATCHMAKING_PAIRS, float(pairs))
     return pairs
 
@@ -102,10 +128,10 @@ def match_logs_maintain_task() -> None:
 @shared_task(name="arena.workflows.tasks.matches_sweep_task", ignore_result=True)
 def matches_sweep_task() -> dict[str, int]:
     """Every match ends: re-queue or error overdue ones, send lost ones again."""
-    return _maintained("sweeper", matches_sweep, lambda counts: counts)
+    return _maintained("sweeper", matches_sweep, lambda counts: counts, skipped={})
 
 
 @shared_task(name="arena.workflows.tasks.sandboxes_reap_task", ignore_result=True)
 def sandboxes_reap_task() -> int:
     """Remove sandbox containers whose match is over or whose worker is gone."""
-    return _maintained("reaper", sandboxes_reap, lambda removed: {"removed": removed})
+    return _maintained("reaper", sandboxes_reap, lambda removed: {"removed": removed}, skipped=0)

@@ -112,6 +112,23 @@ def test_the_writer_says_once_that_the_database_is_away(
     assert writer.lost_to_outage == 200
 
 
+def test_periodic_passes_say_once_that_the_database_is_away(monkeypatch: Any, caplog: Any) -> None:
+    from arena.workflows.tasks import matches_sweep_task, matchmaking_task
+
+    def unreachable(*_: Any, **__: Any) -> Any:
+        raise OperationalError(GONE)
+
+    monkeypatch.setattr("arena.workflows.tasks.matchmaking_run", unreachable)
+    monkeypatch.setattr("arena.workflows.tasks.matches_sweep", unreachable)
+    caplog.set_level(logging.INFO)
+    for _ in range(5):  # beat keeps sending them while the database is away
+        assert matchmaking_task() == 0
+        assert matches_sweep_task() == {}
+    lines = [r for r in caplog.records if "cannot be reached" in r.getMessage()]
+    assert [r.getMessage().split(" ")[0] for r in lines] == ["matchmaking", "sweeper"]
+    assert all(r.exc_info is None for r in caplog.records)
+
+
 # --- The sweeper reads Redis --------------------------------------------------------------------
 
 
@@ -220,3 +237,33 @@ def test_a_running_match_cut_off_by_a_database_restart_says_so(
     assert match.status == "queued"
     assert "could not reach the database" in match.error and "queued again" in match.error
     assert "worker stopped" not in match.error
+
+
+def test_a_task_sent_again_is_not_orphaned_but_a_killed_workers_is(
+    queued_match: Callable[..., Match],
+    redis_broker: redis.Redis,
+    settings: Any,
+    monkeypatch: Any,
+) -> None:
+    client = redis_broker
+    queue = settings.ARENA_QUEUES["training"]
+    monkeypatch.setattr(lifecycle, "live_task_ids", lambda: {"another-task"})  # workers answer
+    monkeypatch.setattr(lifecycle, "match_enqueue_on_commit", lambda match_id: None)
+    # Started well past the orphan grace, well within its deadline.
+    long_ago = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_ORPHAN_GRACE_S + 60)
+    # Its task could not reach the database and was sent again: the message waits its turn.
+    retrying = queued_match(status="running", attempts=1, started=long_ago)
+    # Its worker was killed: its message stays unacknowledged until the visibility timeout.
+    killed = queued_match(status="running", attempts=1, started=long_ago)
+    for match in (retrying, killed):
+        Match.objects.filter(pk=match.pk).update(task_id=f"task-{match.pk}")
+    again = _message(client, retrying.pk, queue)
+    taken = _message(client, killed.pk, queue)
+    client.lpush(queue, json.dumps(again))
+    _hold(client, taken, queue, long_ago.timestamp())
+
+    assert lifecycle.matches_sweep()["requeued"] == 1
+    retrying.refresh_from_db()
+    killed.refresh_from_db()
+    assert retrying.status == "running"
+    assert killed.status == "queued" and "worker stopped" in killed.error
