@@ -274,6 +274,12 @@ else:
     # Polled from the worker's event loop, so that Celery runs its per-child pipe pool, where a
     # pool process killed as a job is handed to it leaves no slot taken (celery_filesystem).
     CELERY_BROKER_TRANSPORT = "arena.celery_filesystem:Transport"
+#: A worker whose broker went away tries again every this many seconds at most (kombu's own
+#: back-off reaches 30 s, so a worker came back up to 30 s after Redis did), and never gives up:
+#: the platform waits for its broker however long it is away.
+ARENA_BROKER_RECONNECT_MAX_S = float(os.environ.get("ARENA_BROKER_RECONNECT_MAX_S", "2"))
+CELERY_WORKER_CONSUMER = "arena.celery_app:Consumer"
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

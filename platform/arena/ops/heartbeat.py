@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from arena.ops.selectors import matches_running_among
+from arena.matches.selectors import matches_running_among
 from arena.ops.services import heartbeat_record, heartbeat_remove
 
 logger = logging.getLogger(__name__)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -92,17 +91,3 @@ def ops_overview() -> dict[str, Any]:
         "maintenance": list(MaintenanceRun.objects.order_by("-at")[:30]),
         "model_spend": model_seat_spend(),
     }
-
-
-def matches_running_among(*, match_ids: Iterable[int], task_ids: Iterable[str]) -> list[int]:
-    """Those of ``match_ids`` that run now under one of ``task_ids``: a worker's list of what it
-    plays, checked against the matches themselves (a finished match, or one another task took
-    over, is not running here whatever the worker's bookkeeping still holds)."""
-    ids = list(match_ids)
-    if not ids:
-        return []
-    return sorted(
-        Match.objects.filter(
-            pk__in=ids, status=Match.Status.RUNNING, task_id__in=[t[:64] for t in task_ids]
-        ).values_list("pk", flat=True)
-    )

@@ -267,3 +267,29 @@ def test_a_task_sent_again_is_not_orphaned_but_a_killed_workers_is(
     killed.refresh_from_db()
     assert retrying.status == "running"
     assert killed.status == "queued" and "worker stopped" in killed.error
+
+
+# --- A worker comes back soon after its broker ----------------------------------------------
+
+
+def test_a_worker_tries_its_broker_again_every_two_seconds_and_never_gives_up(
+    settings: Any,
+) -> None:
+    from arena.celery_app import Consumer, app
+
+    assert app.conf.worker_consumer == "arena.celery_app:Consumer"
+    asked: dict[str, Any] = {}
+
+    class Connection:
+        def ensure_connection(self, *args: Any, **kwargs: Any) -> Connection:
+            asked.update(args=args, **kwargs)
+            return self
+
+    consumer = object.__new__(Consumer)  # only what ``ensure_connected`` reads
+    consumer.app = app
+    consumer.first_connection_attempt = False
+    consumer.ensure_connected(Connection())
+    # kombu's own back-off grows to 30 s between attempts: a worker came back that late.
+    assert asked["interval_max"] == settings.ARENA_BROKER_RECONNECT_MAX_S == 2
+    assert asked["interval_start"] <= 0.5 and asked["interval_step"] <= 0.5
+    assert asked["args"][1] is None  # retries: as long as the broker is away
