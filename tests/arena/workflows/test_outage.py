@@ -293,3 +293,29 @@ def test_a_worker_tries_its_broker_again_every_two_seconds_and_never_gives_up(
     assert asked["interval_max"] == settings.ARENA_BROKER_RECONNECT_MAX_S == 2
     assert asked["interval_start"] <= 0.5 and asked["interval_step"] <= 0.5
     assert asked["args"][1] is None  # retries: as long as the broker is away
+
+
+# --- The heartbeat lists what runs now -----------------------------------------------------------
+
+
+def test_the_heartbeat_lists_only_matches_that_run_now_under_its_tasks(
+    queued_match: Callable[..., Match],
+) -> None:
+    from types import SimpleNamespace
+
+    from arena.ops.heartbeat import Heartbeat
+    from arena.ops.models import WorkerHeartbeat
+
+    running = queued_match(status="running", attempts=1, task_id="t-running")
+    # Its task ended while the broker was away; Celery's bookkeeping still holds its request.
+    finished = queued_match(status="finished", attempts=1, task_id="t-finished")
+    # Another worker took it over (this one's task is stale).
+    taken_over = queued_match(status="running", attempts=2, task_id="t-new")
+    requests = [
+        SimpleNamespace(name=MATCH_RUN_TASK, id=task, args=[match.pk], kwargs={})
+        for task, match in (("t-running", running), ("t-finished", finished), ("t-old", taken_over))
+    ]
+    beat = Heartbeat(hostname="node@test", queues=lambda: ["q"], active=lambda: requests,
+                     concurrency=2, period_s=60)  # fmt: skip
+    assert beat.beat()
+    assert WorkerHeartbeat.objects.get(hostname="node@test").running_matches == [running.pk]
