@@ -171,7 +171,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         return PlayFailure(
             error=(
                 f"{writer.lost_to_outage} log entries were lost: the database could not be "
-                "reached while the match was played; the match is queued again"
+                "reached while the match was played, so its log has a gap"
             )
         )
     return record
