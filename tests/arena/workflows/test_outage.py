@@ -319,3 +319,22 @@ def test_the_heartbeat_lists_only_matches_that_run_now_under_its_tasks(
                      concurrency=2, period_s=60)  # fmt: skip
     assert beat.beat()
     assert WorkerHeartbeat.objects.get(hostname="node@test").running_matches == [running.pk]
+
+
+def test_a_match_whose_log_lost_entries_to_an_outage_is_played_again(
+    queued_match: Callable[..., Match], monkeypatch: Any
+) -> None:
+    from arena.matches.play import RunOutcome
+    from arena.workflows.matches import match_run
+
+    match = queued_match()
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise OperationalError(GONE)
+
+    # The database is away while the match is played, back when it is recorded.
+    monkeypatch.setattr(MatchEvent.objects, "bulk_create", refused)
+    assert match_run(match_id=match.pk) is RunOutcome.RETRY
+    match.refresh_from_db()
+    assert match.status == "queued" and match.attempts == 1 and not match.rated
+    assert "log has a gap" in match.error
