@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from celery import Celery
 from celery.signals import (
@@ -13,6 +14,7 @@ from celery.signals import (
     worker_shutdown,
     worker_shutting_down,
 )
+from celery.worker.consumer import Consumer as CeleryConsumer
 
 from arena.ops.process import freeze_startup_objects
 
@@ -112,3 +114,29 @@ def _on_worker_node_shutdown(**_: object) -> None:
     from arena.ops.worker import worker_stopped
 
     worker_stopped()
+
+
+class Consumer(CeleryConsumer):  # type: ignore[misc]  # Celery has no type hints
+    """Celery's consumer, reconnecting to a broker that went away every
+    ``ARENA_BROKER_RECONNECT_MAX_S`` at most.
+
+    kombu's default waits 2 s, 4 s, 6 s, … up to 30 s between attempts: a worker whose Redis
+    was away for 20 s came back about 30 s after Redis did (and up to 30 s late after any longer
+    outage), while a refused connection costs nothing to try again. Celery takes it from
+    ``CELERY_WORKER_CONSUMER``.
+    """
+
+    def ensure_connected(self, conn: Any) -> Any:
+        from django.conf import settings
+
+        ensure = conn.ensure_connection
+        most_s = float(getattr(settings, "ARENA_BROKER_RECONNECT_MAX_S", 2.0))
+
+        def ensure_connection(*args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("interval_start", min(0.5, most_s))
+            kwargs.setdefault("interval_step", min(0.5, most_s))
+            kwargs.setdefault("interval_max", most_s)
+            return ensure(*args, **kwargs)
+
+        conn.ensure_connection = ensure_connection
+        return super().ensure_connected(conn)

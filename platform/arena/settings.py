@@ -65,6 +65,10 @@ def database_from_url(url: str) -> dict[str, object]:
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
             "CONN_MAX_AGE": 60,
+            # A kept connection is checked before its first use in each request or task: after
+            # a PostgreSQL restart every kept one is broken, and each process's next task would
+            # otherwise fail on it once before a fresh one is opened.
+            "CONN_HEALTH_CHECKS": True,
         }
     raise ValueError(f"ARENA_DATABASE_URL: unsupported scheme {parsed.scheme!r} (sqlite, postgres)")
 
@@ -270,6 +274,12 @@ else:
     # Polled from the worker's event loop, so that Celery runs its per-child pipe pool, where a
     # pool process killed as a job is handed to it leaves no slot taken (celery_filesystem).
     CELERY_BROKER_TRANSPORT = "arena.celery_filesystem:Transport"
+#: A worker whose broker went away tries again every this many seconds at most (kombu's own
+#: back-off reaches 30 s, so a worker came back up to 30 s after Redis did), and never gives up:
+#: the platform waits for its broker however long it is away.
+ARENA_BROKER_RECONNECT_MAX_S = float(os.environ.get("ARENA_BROKER_RECONNECT_MAX_S", "2"))
+CELERY_WORKER_CONSUMER = "arena.celery_app:Consumer"
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -414,6 +424,14 @@ ARENA_MATCH_DEADLINE_GRACE_S = float(os.environ.get("ARENA_MATCH_DEADLINE_GRACE_
 ARENA_MATCH_QUEUED_MAX_S = float(os.environ.get("ARENA_MATCH_QUEUED_MAX_S", "900"))
 #: A running match no live worker reports as active is re-queued once it started this long ago.
 ARENA_MATCH_ORPHAN_GRACE_S = float(os.environ.get("ARENA_MATCH_ORPHAN_GRACE_S", "20"))
+#: A queued match whose message is in no queue and with no worker this long after it was sent
+#: is sent again (Redis broker: the sweeper reads the queues; the filesystem broker cannot say,
+#: and only ``ARENA_MATCH_QUEUED_MAX_S`` applies there).
+ARENA_MATCH_LOST_GRACE_S = float(os.environ.get("ARENA_MATCH_LOST_GRACE_S", "30"))
+#: A match task that cannot reach the database waits this long for it, in place, before its
+#: message goes back to the broker (then it is delivered again after ``ARENA_DB_OUTAGE_RETRY_S``).
+ARENA_DB_OUTAGE_WAIT_S = float(os.environ.get("ARENA_DB_OUTAGE_WAIT_S", "20"))
+ARENA_DB_OUTAGE_RETRY_S = float(os.environ.get("ARENA_DB_OUTAGE_RETRY_S", "2"))
 #: How long the sweeper waits for the workers to say what they run.
 ARENA_SWEEP_ASK_TIMEOUT_S = float(os.environ.get("ARENA_SWEEP_ASK_TIMEOUT_S", "2"))
 ARENA_SWEEP_INTERVAL_S = float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))

@@ -3,7 +3,8 @@
 Entries carry what agents sent (replies, prints, error texts), so everything is hostile data:
 ``json_safe`` turns any value into one every database stores (finite numbers, bounded depth and
 size, valid UTF-8 without NUL), and the writer never raises: an entry that still cannot be stored
-is replaced by a marked, truncated one. Storing the log can never fail the match.
+is replaced by a marked, truncated one. Storing the log can never fail the match, except that an
+attempt whose entries were lost because the database was away is played again (its log has a gap).
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from typing import Any
 from django.db import transaction
 
 from arena.matches.models import MatchEvent
+from arena.ops.outage import OutageLog, database_unreachable
 from games.core import LogEntry
 
 logger = logging.getLogger(__name__)
+#: While the database is away every flush fails: one line per match and cause, not a traceback
+#: per entry (a 30-second outage once wrote 2 MB of them for two matches).
+_outage_log = OutageLog(logger)
 
 #: Containers deeper than this are replaced by a note (a 950-deep list once froze a match).
 MAX_DEPTH = 24
@@ -138,6 +143,9 @@ class EventWriter:
         self.match_id = match_id
         self.pending: list[LogEntry] = []
         self.last_flush = time.monotonic()
+        #: Entries lost because the database could not be reached: the log has a gap, so the
+        #: match is not recorded from this attempt (``matches.play.match_play``).
+        self.lost_to_outage = 0
 
     def __call__(self, entry: LogEntry) -> None:
         self.pending.append(entry)
@@ -158,7 +166,9 @@ class EventWriter:
             with transaction.atomic():  # a savepoint: a refusal leaves the connection usable
                 MatchEvent.objects.bulk_create(rows, ignore_conflicts=True)
             return
-        except Exception:
+        except Exception as exc:
+            if self._unreachable(exc, len(rows)):
+                return
             logger.exception("match %s: storing %d log entries failed", self.match_id, len(rows))
         for entry, row in zip(ready, rows, strict=True):  # one by one: keep what can be kept
             try:
@@ -169,8 +179,27 @@ class EventWriter:
                     row.data = _marked(entry, "the database refused it", "")
                     with transaction.atomic():
                         MatchEvent.objects.bulk_create([row], ignore_conflicts=True)
-                except Exception:
+                except Exception as exc:
+                    if self._unreachable(exc, 1):
+                        continue
                     logger.exception("match %s: log entry %s dropped", self.match_id, row.seq)
+
+    def _unreachable(self, exc: BaseException, count: int) -> bool:
+        """The database is away: the entries are dropped (no use trying them one by one), the
+        loss counted, and said in one line per match now and then, without a traceback."""
+        if not database_unreachable(exc):
+            return False
+        self.lost_to_outage += count
+        _outage_log(
+            logging.WARNING,
+            f"match {self.match_id}",
+            "database",
+            "match %s: log entries dropped, the database cannot be reached (%s: %s)",
+            self.match_id,
+            type(exc).__name__,
+            str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "",
+        )
+        return True
 
     def _row(self, entry: Any) -> MatchEvent:
         data = entry_safe(entry) if isinstance(entry, dict) else _marked(None, "not a dict", "")

@@ -26,6 +26,7 @@ from arena.matches.eventlog import EventWriter, json_safe, text_safe
 from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_deadline, match_set_status
+from arena.ops.outage import database_unreachable
 from games.core import MatchRecord, MatchSettings, play_match
 from games.core.record import LogEntry
 from games.core.validation import validation_plan
@@ -150,6 +151,8 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             ),
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
+        if database_unreachable(exc):
+            raise  # nothing can be recorded now: the task waits for the database, then retries
         logger.exception("match %s could not be played", match.pk)
         return PlayFailure(error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc())
     finally:
@@ -162,6 +165,15 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             record.platform_traceback or "",
         )
         return PlayFailure(error=record.platform_error, trace=record.platform_traceback or "")
+    if writer.lost_to_outage:
+        # Its log has a gap: a replay would not show what was played. The platform's failure,
+        # never the agents': the match is played again.
+        return PlayFailure(
+            error=(
+                f"{writer.lost_to_outage} log entries were lost: the database could not be "
+                "reached while the match was played, so its log has a gap"
+            )
+        )
     return record
 
 

@@ -7,7 +7,7 @@ and after the match; staff read everything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -316,3 +316,17 @@ def validation_bounds(*, game: str | None = None) -> list[ValidationBound]:
             )
         )
     return bounds
+
+
+def matches_running_among(*, match_ids: Iterable[int], task_ids: Iterable[str]) -> list[int]:
+    """Those of ``match_ids`` that run now under one of ``task_ids``: a worker's list of what it
+    plays, checked against the matches themselves (a finished match, or one another task took
+    over, is not running here whatever the worker's bookkeeping still holds)."""
+    ids = list(match_ids)
+    if not ids:
+        return []
+    return sorted(
+        Match.objects.filter(
+            pk__in=ids, status=Match.Status.RUNNING, task_id__in=[t[:64] for t in task_ids]
+        ).values_list("pk", flat=True)
+    )

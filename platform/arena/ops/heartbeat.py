@@ -1,5 +1,6 @@
 """A worker node's heartbeat: a thread in the worker's main process writes, every
-``ARENA_WORKER_HEARTBEAT_S``, the queues it consumes and the matches its pool is playing.
+``ARENA_WORKER_HEARTBEAT_S``, the queues it consumes and the matches its pool is playing (those
+of its active tasks that the database says run under that task now).
 
 ``/readyz`` and the operator's page read it; a node that stops cleanly (warm shutdown) says so
 at once (``stopping``) and removes its row when it is gone. A beat that cannot be written
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from arena.matches.selectors import matches_running_among
 from arena.ops.services import heartbeat_record, heartbeat_remove
 
 logger = logging.getLogger(__name__)
@@ -78,10 +80,16 @@ class Heartbeat:
         """Write one beat now; False (logged) when it could not be written."""
         try:
             close_old_connections()
+            active = list(self._active())
             heartbeat_record(
                 hostname=self.hostname,
                 queues=self._queues(),
-                running_matches=running_match_ids(self._active()),
+                # Rebuilt every beat from what runs now: Celery's list of active requests can
+                # keep a task whose end it missed (its broker connection broke meanwhile).
+                running_matches=matches_running_among(
+                    match_ids=running_match_ids(active),
+                    task_ids=[str(getattr(r, "id", "") or "") for r in active],
+                ),
                 concurrency=self.concurrency,
                 pid=os.getpid(),
                 started=self.started,

@@ -43,6 +43,7 @@ from arena.matches.play import (
     match_play,
     match_record_result,
 )
+from arena.ops.outage import database_unreachable
 from arena.ratings.services import rating_apply, ratings_recompute
 from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit
@@ -74,6 +75,8 @@ def match_run(*, match_id: int, task_id: str = "") -> RunOutcome:
     try:
         match_record(match_id=match_id, record=played)
     except Exception as exc:  # never leave it running: retried, then an unrated error
+        if database_unreachable(exc):
+            raise  # nothing can be recorded now: the task waits for the database and runs again
         logger.exception("match %s could not be recorded", match_id)
         failure = PlayFailure(
             error=f"recording failed: {type(exc).__name__}", trace=traceback.format_exc()
