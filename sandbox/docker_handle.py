@@ -37,6 +37,7 @@ from sandbox.container_config import (
     container_labels,
     container_name,
     match_container_name,
+    reuse_container_name,
 )
 from sandbox.engine import ENGINE_ERRORS
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
@@ -45,6 +46,12 @@ from sandbox.limits import SandboxLimits
 
 #: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
 FREEZE_ATTEMPTS = 5
+#: How long a supervised container's supervisor has to acknowledge a ``spawn`` (it answers
+#: before the agent's Python starts: milliseconds, unless the host is starved).
+SPAWN_TIMEOUT_S = 10.0
+#: How long it has, after a match's last call, to end the agent process, sweep the container and
+#: report (about 2 ms; a report later than this discards the container).
+RESET_TIMEOUT_S = 5.0
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +115,17 @@ class DockerAgentHandle(HarnessHandle):
         #: How many times the idle agent could not be frozen (it then waited unfrozen, or the
         #: kernel did not confirm every task frozen in time).
         self.freeze_failures = 0
+        #: The submission whose later matches may reuse this container (``sandbox/reuse.py``);
+        #: ``None``: one match, then it goes.
+        self.reuse_key: str | None = None
+        #: Matches this container finished cleanly before this one (a supervised container).
+        self.matches_served = 0
+        #: The supervisor's token (``harness.Supervisor``), learnt at the first spawn.
+        self._token: str | None = None
+        self._spawn_id = -1
+        self._reuse_named = False
+        #: True when the container came from the reuse cache (it served earlier matches).
+        self.reused = False
 
     @property
     def container_id(self) -> str | None:
@@ -117,14 +135,46 @@ class DockerAgentHandle(HarnessHandle):
     # --- launching ----------------------------------------------------------------------------
 
     def _launch(self) -> None:
-        if self._container_id is None:  # else a warm-pool container, its idle harness running
-            self.launch_container()
-        if self.match is not None and self._container_id is not None:
-            # A label cannot be added once a warm-pool container exists: the name says it.
+        if self._container_id is None:  # else a warm-pool or reused container, its idle
+            self.launch_container()  # harness or supervisor running
+        if self.limits.supervised:
+            try:
+                self._spawn_agent()
+            except PlatformError as exc:
+                if not self.reused:
+                    raise
+                # What an earlier match of this submission left broke the supervisor: that
+                # match's doing, never this one's; play this match in a new container.
+                logger.warning("a reused container could not start an agent (%s); a new one", exc)
+                self._discard_container()
+                self.launch_container()
+                self._spawn_agent()
+        self._name_container()
+
+    def _name_container(self) -> None:
+        if self._container_id is None:
+            return
+        # A label cannot be added once a warm-pool container exists: the name says it.
+        if self.reuse_key is not None:
+            if not self._reuse_named:
+                self._reuse_named = True
+                name = reuse_container_name(instance=self.instance, container_id=self._container_id)
+                engine.current().rename_later(self._container_id, name)
+        elif self.match is not None:
             name = match_container_name(
                 instance=self.instance, match=self.match, container_id=self._container_id
             )
             engine.current().rename_later(self._container_id, name)
+
+    def _spawn_agent(self) -> None:
+        """Ask the supervisor for this match's agent process; check the token it answers with
+        (its first answer, before any agent ran in the container, is the one to believe)."""
+        self._spawn_id = self._next_id
+        result = self._supervisor_request("spawn", SPAWN_TIMEOUT_S)
+        token = result.get("token")
+        if not isinstance(token, str) or (self._token is not None and token != self._token):
+            raise PlatformError("the sandbox's supervisor answered a spawn with another token")
+        self._token = token
 
     def launch_container(self, *, pool: bool = False) -> None:
         """Create, attach and start the container, and find its freezer (no agent code yet)."""
@@ -430,6 +480,84 @@ class DockerAgentHandle(HarnessHandle):
             how = f"it exited with code {code}"
         tail = self._stderr.decode("utf-8", errors="replace").strip()[-2000:]
         return how + (f"; it wrote: {tail}" if tail else "")
+
+    def close(self) -> None:
+        """End the match: hand a supervised container that ended it cleanly to the reuse cache
+        (``sandbox/reuse.py``), else kill and remove the container; safe to call twice."""
+        if self._closed:
+            return
+        reusable = self._reusable()
+        self._closed = True
+        self._dead = True
+        confirm_freezes(besides=self)
+        if reusable and self._end_match():
+            from sandbox import reuse
+
+            if reuse.give_back(self):
+                return
+        self._release()
+
+    def _reusable(self) -> bool:
+        """Whether this match left the container fit for the same submission's next one: it
+        ended without a crash, timeout, protocol breach, kill or freeze failure, and the
+        container is below its match and age limits."""
+        return (
+            self.limits.supervised
+            and self.reuse_key is not None
+            and self._started
+            and not self._dead
+            and not self._killed
+            and self.freeze_failures == 0
+            and self._container_id is not None
+            and self._socket is not None
+            and not self._buffer
+            and self.matches_served + 1 < self.limits.reuse_max_matches
+            and time.time() - self.started_at < self.limits.reuse_max_age_s
+        )
+
+    def _end_match(self) -> bool:
+        """Stop the agent process (``exit``) and read the supervisor's sweep report; True when
+        the container is clean for another match of this submission."""
+        try:
+            self._thaw()
+            self._send(b'{"id": %d, "type": "exit"}\n' % self._next_id, time.perf_counter() + 1)
+        except (PlatformError, ChannelTimeout, ChannelClosed):
+            return False
+        self._next_id += 1
+        report = self._read_reset_report(self._spawn_id, RESET_TIMEOUT_S)
+        if report is None or report.get("token") != self._token or report.get("ok") is not True:
+            problems = None if report is None else report.get("problems")
+            logger.info("container %s not reused: %s", self._container_id, problems or "no report")
+            return False
+        self.matches_served += 1
+        return report.get("matches") == self.matches_served
+
+    def take_container(self, other: DockerAgentHandle) -> None:
+        """Take over ``other``'s idle supervised container (the reuse cache, before ``start``):
+        its channel, freezer and supervisor token; ``other`` no longer holds anything."""
+        self._container_id, other._container_id = other._container_id, None
+        self._response, other._response = other._response, None
+        self._socket, other._socket = other._socket, None
+        self._freezer, other._freezer = other._freezer, None
+        self._frames, other._frames = other._frames, bytearray()
+        self.started_at = other.started_at
+        self.matches_served = other.matches_served
+        self._token = other._token
+        self._reuse_named = other._reuse_named
+        self.reused = True
+        self.freeze_method = self._method()
+
+    def _discard_container(self) -> None:
+        """Give up the container (not reused): its channel closed, then removed."""
+        self._release()
+        self._frames = bytearray()
+        self._stderr = bytearray()
+        self._buffer = bytearray()
+        self._token = None
+        self._reuse_named = False
+        self._killed = False
+        self.matches_served = 0
+        self.reused = False
 
     def _release(self) -> None:
         confirm_freezes(besides=self)

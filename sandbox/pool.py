@@ -60,7 +60,13 @@ def container_key(limits: SandboxLimits) -> SandboxLimits:
     the controller's business and may differ between the pool and the agent it serves.
     """
     return dataclasses.replace(
-        limits, freeze_idle=True, max_reply_bytes=1, max_reply_depth=1, process_address_space_mb=1
+        limits,
+        freeze_idle=True,
+        max_reply_bytes=1,
+        max_reply_depth=1,
+        process_address_space_mb=1,
+        reuse_max_matches=1,
+        reuse_max_age_s=1,
     )
 
 
@@ -286,11 +292,15 @@ def take(
 def own_containers() -> list[dict[str, Any]]:
     """The sandbox containers this process created and has not removed (for leak checks).
 
-    Waits for the background removals first. Idle containers of this process's warm pool are not
-    counted (the pool removes them itself), nor one it is starting at that moment.
+    Waits for the background removals first. Idle containers of this process's warm pool and of
+    its reuse cache are not counted (they remove them themselves), nor one the pool is starting
+    at that moment.
     """
+    from sandbox import reuse
+
     warm = current()
-    return containers_of_process(besides=warm.idle_ids if warm is not None else frozenset())
+    idle = warm.idle_ids if warm is not None else set()
+    return containers_of_process(besides=idle | reuse.idle_ids())
 
 
 @atexit.register
