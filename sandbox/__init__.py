@@ -168,7 +168,7 @@ def start_warm_pool(
 
 def configure_reuse(*, max_idle: int, idle_s: float) -> None:
     """Bound this process's idle reused containers: at most ``max_idle``, each at most
-    ``idle_s`` seconds idle (replaces the cache, removing its idle containers)."""
+    ``idle_s`` seconds idle."""
     from sandbox import reuse
 
     reuse.configure(max_idle=max_idle, idle_s=idle_s)

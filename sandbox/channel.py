@@ -114,6 +114,11 @@ class HarnessHandle:
         """Free everything the agent used; safe to call twice, never raises."""
         raise NotImplementedError
 
+    def _agent_process_ended(self, line: bytes) -> bool:
+        """True when ``line`` is not the agent's but its supervisor's word that the agent's
+        process ended (a supervised container); by default no backend has a supervisor."""
+        return False
+
     # --- AgentHandle --------------------------------------------------------------------------
 
     @property
@@ -243,6 +248,8 @@ class HarnessHandle:
             line = self._read_line(deadline)
         except ChannelTimeout:
             raise ChannelTimeout(time.perf_counter() - started) from None
+        if self._agent_process_ended(line):
+            raise ChannelClosed()
         elapsed = time.perf_counter() - started
         if elapsed > timeout_s:
             raise ChannelTimeout(elapsed)

@@ -17,6 +17,7 @@ against an agent.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -126,6 +127,8 @@ class DockerAgentHandle(HarnessHandle):
         self._reuse_named = False
         #: True when the container came from the reuse cache (it served earlier matches).
         self.reused = False
+        #: The supervisor's report when the agent process ended during a call.
+        self._agent_exit: dict[str, Any] | None = None
 
     @property
     def container_id(self) -> str | None:
@@ -456,7 +459,25 @@ class DockerAgentHandle(HarnessHandle):
         with contextlib.suppress(*ENGINE_ERRORS):
             engine.current().client().api.kill(self._container_id)
 
+    def _agent_process_ended(self, line: bytes) -> bool:
+        # Only a line that starts as the supervisor writes its report is parsed: a reply never
+        # does (its id is that of the call), so the calls' own path stays one prefix test.
+        if self._token is None or not line.startswith(
+            b'{"id": %d, "type": "reset"' % self._spawn_id
+        ):
+            return False
+        try:
+            report = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(report, dict) or report.get("token") != self._token:
+            return False  # an agent's forgery: the reply check refuses it as what it is
+        self._agent_exit = report
+        return True
+
     def _exit_description(self) -> str:
+        if self._agent_exit is not None:
+            return _agent_exit_description(self._agent_exit, self.limits, self._stderr)
         if self._container_id is None:
             return "its container never started"
         api = engine.current().client().api
@@ -583,6 +604,28 @@ class DockerAgentHandle(HarnessHandle):
         engine.current().remove_later(self._container_id, exits=exits)
         self._container_id = None
         self._frozen = False
+
+
+def _agent_exit_description(
+    report: dict[str, Any], limits: SandboxLimits, stderr: bytearray
+) -> str:
+    """How a supervised agent process ended, from its supervisor's report."""
+    code = report.get("exit_code")
+    oom_kills = report.get("oom_kills")
+    if isinstance(oom_kills, int) and oom_kills > 0:
+        how = f"it ran out of memory (the limit is {limits.mem_limit_mb} MB)"
+    elif isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        how = f"it was killed by {name}"
+    elif isinstance(code, int) and not isinstance(code, bool):
+        how = f"it exited with code {code}"
+    else:
+        how = "it ended"
+    tail = stderr.decode("utf-8", errors="replace").strip()[-2000:]
+    return how + (f"; it wrote: {tail}" if tail else "")
 
 
 def _forget_freezes_in_child() -> None:

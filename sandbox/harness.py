@@ -464,7 +464,9 @@ class Supervisor:
       (``load``, ``call``, ``exit``) until it exits. The supervisor then kills every other
       process in the container, empties ``SCRATCH_DIRS``, checks what it cannot reset, and
       writes ``{"id": n, "type": "reset", "ok": clean, "token": T, "problems": [...],
-      "elapsed_ms", "matches"}``; nothing else is read until then.
+      "matches", "exit_code", "oom_kills", "elapsed_ms"}`` (``exit_code`` of the agent process,
+      -N for signal N; ``oom_kills`` during the match); nothing else is read until then. That
+      report arrives in place of a reply when the agent process ends during a call.
 
     ``T`` is a random token drawn at start and written only to stdout, which no agent can read:
     a report forged by an agent (it holds stdout during its match) lacks it. The end of the
@@ -524,7 +526,9 @@ class Supervisor:
             self._write({"id": request_id, "ok": False, "error": error})
             return
         self._write({"id": request_id, "ok": True, "result": {**self._hello(), "pid": pid}})
-        wait_for_agent(pid)
+        oom_kills = _oom_kills()
+        status = wait_for_agent(pid)
+        oom_kills = _oom_kills() - oom_kills
         self.matches += 1
         started = time.perf_counter()
         problems = reset_container(self.baseline)
@@ -538,6 +542,8 @@ class Supervisor:
                 "token": self.token,
                 "problems": problems,
                 "matches": self.matches,
+                "exit_code": status,
+                "oom_kills": oom_kills,
                 "elapsed_ms": (time.perf_counter() - started) * 1000,
             }
         )
@@ -557,18 +563,31 @@ def spawn_agent() -> int:
     )
 
 
-def wait_for_agent(pid: int) -> None:
+def wait_for_agent(pid: int) -> int:
     """Wait until the agent process ends, reaping every orphan meanwhile (we are init here: a
-    zombie left unreaped would hold a slot of the pids limit)."""
+    zombie left unreaped would hold a slot of the pids limit); its exit code (-N: signal N)."""
     while True:
         try:
-            ended, _status = os.wait()
+            ended, status = os.wait()
         except ChildProcessError:
-            return
-        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for clarity
-            continue
+            return -1
         if ended == pid:
-            return
+            return os.waitstatus_to_exitcode(status)
+
+
+def _oom_kills() -> int:
+    """How many processes the kernel killed for memory in this container so far (the memory
+    cgroup's ``oom_kill`` count, v2 or v1), or 0 where it cannot be read."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path, "rb") as f:
+                for row in f.read().splitlines():
+                    name, _, value = row.partition(b" ")
+                    if name == b"oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
 
 
 def reset_container(baseline: tuple[Any, ...]) -> list[str]:

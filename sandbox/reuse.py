@@ -207,14 +207,15 @@ _cache_lock = threading.Lock()
 
 
 def configure(*, max_idle: int = DEFAULT_MAX_IDLE, idle_s: float = DEFAULT_IDLE_S) -> ReuseCache:
-    """This process's cache with these bounds (an existing one is drained and replaced)."""
+    """This process's cache, with these bounds from now on (idle containers stay)."""
     global _cache
     with _cache_lock:
-        old, _cache = _cache, ReuseCache(max_idle=max_idle, idle_s=idle_s)
-        new = _cache
-    if old is not None:
-        old.close()
-    return new
+        if _cache is None or _cache._pid != os.getpid():
+            _cache = ReuseCache(max_idle=max_idle, idle_s=idle_s)
+        _cache.max_idle, _cache.idle_s = max_idle, idle_s
+        cache = _cache
+    cache.evict()
+    return cache
 
 
 def current() -> ReuseCache:
