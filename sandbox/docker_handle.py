@@ -150,6 +150,7 @@ class DockerAgentHandle(HarnessHandle):
                 # match's doing, never this one's; play this match in a new container.
                 logger.warning("a reused container could not start an agent (%s); a new one", exc)
                 self._discard_container()
+                self.reused = False
                 self.launch_container()
                 self._spawn_agent()
         self._name_container()
@@ -578,7 +579,6 @@ class DockerAgentHandle(HarnessHandle):
         self._reuse_named = False
         self._killed = False
         self.matches_served = 0
-        self.reused = False
 
     def _release(self) -> None:
         confirm_freezes(besides=self)
