@@ -82,6 +82,7 @@ def create_handle(
         )
         handle.match = match
         handle.reuse_key = reuse_key
+        handle.reuse_home = None if reuse_key is None else reuse.current()
         return handle
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle

@@ -11,6 +11,7 @@ may live; the reaper (``sandbox/reaper.py``) selects on them.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import socket
@@ -75,6 +76,23 @@ def reuse_container_name(*, instance: str, container_id: str) -> str:
     ``arena-<instance>-reuse-<container id[:12]>`` (never a match's name: the reaper must not
     take it for the container of its first match, which is over while it serves the next)."""
     return f"{name_prefix(instance)}reuse-{container_id[:12]}"
+
+
+def container_key(limits: SandboxLimits) -> SandboxLimits:
+    """``limits`` with the controller-only fields set to fixed values, for comparison.
+
+    What decides how a container is created must match; ``freeze_idle`` and the reply caps are
+    the controller's business and may differ between the pool and the agent it serves.
+    """
+    return dataclasses.replace(
+        limits,
+        freeze_idle=True,
+        max_reply_bytes=1,
+        max_reply_depth=1,
+        process_address_space_mb=1,
+        reuse_max_matches=1,
+        reuse_max_age_s=1,
+    )
 
 
 def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) -> dict[str, Any]:

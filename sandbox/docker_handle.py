@@ -25,7 +25,7 @@ import socket
 import struct
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import docker.errors
 import requests.exceptions
@@ -55,6 +55,13 @@ SPAWN_TIMEOUT_S = 10.0
 RESET_TIMEOUT_S = 5.0
 
 logger = logging.getLogger(__name__)
+
+
+class ReuseHome(Protocol):
+    """What keeps a container whose match ended cleanly (``sandbox.reuse.ReuseCache``)."""
+
+    def give_back(self, handle: DockerAgentHandle) -> bool:
+        """Keep the container for the submission's next match; False if it cannot."""
 
 
 #: Per thread, the agents whose freeze was requested after a call and not yet confirmed by the
@@ -127,6 +134,9 @@ class DockerAgentHandle(HarnessHandle):
         self._reuse_named = False
         #: True when the container came from the reuse cache (it served earlier matches).
         self.reused = False
+        #: Where a clean container goes after the match: the reuse cache (``sandbox/reuse.py``)
+        #: that ``create_handle`` names; ``None``: nowhere, it is removed.
+        self.reuse_home: ReuseHome | None = None
         #: The supervisor's report when the agent process ended during a call.
         self._agent_exit: dict[str, Any] | None = None
 
@@ -512,11 +522,9 @@ class DockerAgentHandle(HarnessHandle):
         self._closed = True
         self._dead = True
         confirm_freezes(besides=self)
-        if reusable and self._end_match():
-            from sandbox import reuse
-
-            if reuse.give_back(self):
-                return
+        home = self.reuse_home
+        if reusable and home is not None and self._end_match() and home.give_back(self):
+            return
         self._release()
 
     def _reusable(self) -> bool:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import logging
 import os
 import threading
@@ -32,6 +31,7 @@ from typing import Any
 
 from games.core.errors import PlatformError
 from sandbox import observe
+from sandbox.container_config import container_key
 from sandbox.docker_handle import DockerAgentHandle
 from sandbox.engine import wait_for_removals
 from sandbox.instance import PROCESS_INSTANCE, checked_instance
@@ -51,23 +51,6 @@ TAKE_PING_TIMEOUT_S = 2.0
 #: failure in a row, up to ``RETRY_AFTER_MAX_S``.
 RETRY_AFTER_S = 1.0
 RETRY_AFTER_MAX_S = 60.0
-
-
-def container_key(limits: SandboxLimits) -> SandboxLimits:
-    """``limits`` with the controller-only fields set to fixed values, for comparison.
-
-    What decides how a container is created must match; ``freeze_idle`` and the reply caps are
-    the controller's business and may differ between the pool and the agent it serves.
-    """
-    return dataclasses.replace(
-        limits,
-        freeze_idle=True,
-        max_reply_bytes=1,
-        max_reply_depth=1,
-        process_address_space_mb=1,
-        reuse_max_matches=1,
-        reuse_max_age_s=1,
-    )
 
 
 class WarmPool:

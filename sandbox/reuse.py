@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from sandbox.container_config import container_key
 from sandbox.docker_handle import DockerAgentHandle
 from sandbox.instance import PROCESS_INSTANCE
 from sandbox.limits import SandboxLimits
@@ -45,8 +46,6 @@ DEFAULT_IDLE_S = 300.0
 def _fingerprint(
     key: str, source: str, limits: SandboxLimits, instance: str
 ) -> tuple[str, str, str, SandboxLimits]:
-    from sandbox.pool import container_key
-
     digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
     return (instance, key, digest, container_key(limits))
 
