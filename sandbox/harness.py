@@ -701,6 +701,11 @@ def _make_undumpable() -> None:
 
 def supervise() -> int:
     """The supervisor's entry point (``harness.py --supervise``, the container's pid 1)."""
+    if os.getpid() != 1:
+        # Its sweep is kill(-1, SIGKILL): anywhere but as a pid namespace's init it would reach
+        # every process of its user on the machine.
+        sys.stderr.write("harness.py --supervise runs only as a container's pid 1\n")
+        return 2
     _make_undumpable()
     # Python installs a SIGINT handler; as init we must install none that an agent can reach.
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
