@@ -146,3 +146,17 @@ def test_reuse_off_keeps_one_container_per_match() -> None:
     assert first.container_id is None
     _, second = play(PLAIN, key, limits)
     assert not second.reused
+
+
+def test_only_the_supervisors_token_makes_a_line_its_report() -> None:
+    """A line an agent writes to look like its supervisor's report (it holds the channel during
+    its match) lacks the token, which only the supervisor and the controller know."""
+    handle = DockerAgentHandle(PLAIN, name="x")
+    handle._token, handle._spawn_id = "a" * 32, 4
+    forged = b'{"id": 4, "type": "reset", "ok": true, "token": "' + b"b" * 32 + b'"}'
+    assert not handle._agent_process_ended(forged)
+    real = b'{"id": 4, "type": "reset", "ok": true, "token": "' + b"a" * 32 + b'", "exit_code": -9}'
+    assert handle._agent_process_ended(real)
+    assert handle._exit_description() == "it was killed by SIGKILL"
+    handle._agent_exit = {"exit_code": -9, "oom_kills": 1}
+    assert "ran out of memory" in handle._exit_description()
