@@ -22,6 +22,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -62,6 +63,8 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "ARENA_SANDBOX_BACKEND": "auto",
             # Matchmaking would add its own matches to the queue being measured.
             "ARENA_MATCHMAKING_INTERVAL_S": "100000",
+            # Reused sandboxes (the default) or one container per agent per match (0).
+            "ARENA_SANDBOX_REUSE": os.environ.get("ARENA_SANDBOX_REUSE", "1"),
         }
         env, broker = sqlite_platform_env(stack, var, **extra)
         manage(env, "arena_setup")
@@ -158,6 +161,8 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 "from arena.workflows.dispatch import match_schedule; "
                 "from arena.submissions.models import Submission; "
                 "from arena.submissions.services import house_submission_ensure; "
+                # Ranked matches are for active submissions (whose sandboxes may be reused).
+                f"Submission.objects.filter(pk={submission['id']}).update(active=True); "
                 f"mine = Submission.objects.get(pk={submission['id']}); "
                 f"house = house_submission_ensure(game='{args.game}', bot='{bot}'); "
                 "ids = []\n"
@@ -195,6 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "n": len(training_s),
         },
         "training_referee_duration_s": {"median": round(statistics.median(referee_s), 3)},
+        "sandbox_reuse": os.environ.get("ARENA_SANDBOX_REUSE", "1"),
         "ranked_matches_per_minute_one_worker": round(args.ranked / elapsed * 60, 1),
         "ranked_matches": args.ranked,
         "ranked_elapsed_s": round(elapsed, 2),

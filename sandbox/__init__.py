@@ -3,7 +3,7 @@
 Public API (the platform codes against exactly this)::
 
     from sandbox import SandboxLimits, create_handle, detect_backend, remove_orphans, SANDBOX_IMAGE
-    from sandbox import start_warm_pool, drain_warm_pool
+    from sandbox import start_warm_pool, drain_warm_pool, discard_reused, drain_reused
 
 Everything that makes, finds or removes docker sandboxes takes ``instance``: the identity of the
 platform instance asking (``sandbox/instance.py``). Its containers carry it in a label and their
@@ -13,7 +13,8 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
 * ``create_handle(source, name=..., backend="docker" | "process", limits=..., instance=...)``
   returns a
   ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
-  container from this process's warm pool when it has one ready, else a new one);
+  container from this process's warm pool when it has one ready, else a new one; with a
+  ``reuse_key``, an idle container that served that submission's last match, ``sandbox/reuse.py``);
 * ``trusted_handle(factory, name=...)`` runs a trusted agent (a house bot) in this process,
   beside sandboxed ones: before each of its calls it waits until every sandboxed agent this
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
@@ -23,6 +24,8 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
   ones of a match that is over (the platform knows which matches are);
 * ``start_warm_pool(limits, size, instance=...)`` / ``drain_warm_pool()``: this process's warm
   pool of docker sandboxes (``sandbox/pool.py``);
+* ``configure_reuse(...)`` / ``discard_reused(key)`` / ``drain_reused()``: this process's idle
+  containers kept for their submission's next match (``sandbox/reuse.py``);
 * ``containers_by_instance()`` / ``remove_unlabelled_containers()``: for an operator's explicit
   clean-up (containers of every instance; those made before instances existed).
 
@@ -51,22 +54,35 @@ def create_handle(
     limits: SandboxLimits | None = None,
     match: str | None = None,
     instance: str = PROCESS_INSTANCE,
+    reuse_key: str | None = None,
 ) -> AgentHandle:
     """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
 
     Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``. ``match`` names
     the match it plays: a docker container is then named after it (``match_containers``).
-    ``instance`` is the platform instance the docker container belongs to.
+    ``instance`` is the platform instance the docker container belongs to. ``reuse_key`` (one
+    per submission, never shared by two) lets a supervised docker container serve this
+    submission's later matches in this process once this one ends cleanly; ``None``: one match.
     """
     if backend == "docker":
-        from sandbox import pool
+        from sandbox import pool, reuse
         from sandbox.docker_handle import DockerAgentHandle
 
         limits = limits or SandboxLimits()
-        handle = pool.take(
-            source, name=name, limits=limits, instance=instance
-        ) or DockerAgentHandle(source, name=name, limits=limits, instance=instance)
+        if not limits.supervised:
+            reuse_key = None
+        handle = (
+            (
+                None
+                if reuse_key is None
+                else reuse.take(reuse_key, source, name=name, limits=limits, instance=instance)
+            )
+            or pool.take(source, name=name, limits=limits, instance=instance)
+            or DockerAgentHandle(source, name=name, limits=limits, instance=instance)
+        )
         handle.match = match
+        handle.reuse_key = reuse_key
+        handle.reuse_home = None if reuse_key is None else reuse.current()
         return handle
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle
@@ -151,6 +167,28 @@ def start_warm_pool(
     pool.configure(limits or SandboxLimits(), size, instance=instance)
 
 
+def configure_reuse(*, max_idle: int, idle_s: float) -> None:
+    """Bound this process's idle reused containers: at most ``max_idle``, each at most
+    ``idle_s`` seconds idle."""
+    from sandbox import reuse
+
+    reuse.configure(max_idle=max_idle, idle_s=idle_s)
+
+
+def discard_reused(key: str) -> int:
+    """Remove this process's idle containers of submission ``key`` (deactivated or replaced)."""
+    from sandbox import reuse
+
+    return reuse.discard(key)
+
+
+def drain_reused() -> int:
+    """Remove every idle reused container of this process; return how many."""
+    from sandbox import reuse
+
+    return reuse.drain()
+
+
 def drain_warm_pool() -> int:
     """Stop this process's warm pool and remove its idle containers; return how many."""
     from sandbox import pool
@@ -165,8 +203,11 @@ __all__ = [
     "SANDBOX_IMAGE",
     "SandboxLimits",
     "containers_by_instance",
+    "configure_reuse",
     "create_handle",
     "detect_backend",
+    "discard_reused",
+    "drain_reused",
     "drain_warm_pool",
     "match_containers",
     "remove_containers",

@@ -114,6 +114,11 @@ class HarnessHandle:
         """Free everything the agent used; safe to call twice, never raises."""
         raise NotImplementedError
 
+    def _agent_process_ended(self, line: bytes) -> bool:
+        """True when ``line`` is not the agent's but its supervisor's word that the agent's
+        process ended (a supervised container); by default no backend has a supervisor."""
+        return False
+
     # --- AgentHandle --------------------------------------------------------------------------
 
     @property
@@ -243,6 +248,8 @@ class HarnessHandle:
             line = self._read_line(deadline)
         except ChannelTimeout:
             raise ChannelTimeout(time.perf_counter() - started) from None
+        if self._agent_process_ended(line):
+            raise ChannelClosed()
         elapsed = time.perf_counter() - started
         if elapsed > timeout_s:
             raise ChannelTimeout(elapsed)
@@ -264,6 +271,38 @@ class HarnessHandle:
                 f"sandbox image is older than this controller's protocol {PROTOCOL_VERSION}; "
                 "run `make image`"
             )
+
+    def _supervisor_request(self, kind: str, timeout_s: float) -> dict[str, Any]:
+        """One request to a supervised container's supervisor (``harness.Supervisor``): its
+        ``result``; ``PlatformError`` when it does not answer as it should."""
+        try:
+            reply, _ = self._exchange({"type": kind}, timeout_s)
+        except (ChannelTimeout, ChannelClosed, ReplyTooLarge, _BadReply) as exc:
+            raise PlatformError(
+                f"the sandbox's supervisor did not answer {kind!r} ({type(exc).__name__}: {exc})"
+            ) from None
+        result = reply.get("result")
+        if not reply["ok"] or not isinstance(result, dict):
+            error = _call_error(reply.get("error"))
+            raise PlatformError(
+                f"the sandbox's supervisor refused {kind!r} ({error.type}: {error.message}); "
+                "check the sandbox image (make image)"
+            )
+        return result
+
+    def _read_reset_report(self, spawn_id: int, timeout_s: float) -> dict[str, Any] | None:
+        """After ``exit``: the supervisor's report on the sweep of the match that ``spawn_id``
+        started, or ``None`` when anything else came (a line the agent wrote, nothing in time,
+        the end of the channel): the container is then not to be trusted again."""
+        deadline = time.perf_counter() + timeout_s
+        try:
+            line = self._read_line(deadline)
+            report = _parse_reply(line, spawn_id, self.limits.max_reply_depth)
+        except (ChannelTimeout, ChannelClosed, ReplyTooLarge, _BadReply):
+            return None
+        if report.get("type") != "reset" or self._buffer:
+            return None
+        return report
 
     def _read_line(self, deadline: float) -> bytes:
         cap = self.limits.max_reply_bytes

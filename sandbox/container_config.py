@@ -11,6 +11,7 @@ may live; the reaper (``sandbox/reaper.py``) selects on them.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import socket
@@ -35,6 +36,8 @@ POOL_LABEL = "arena.sandbox.pool"
 
 #: The command the image runs (the harness, ``sandbox/harness.py``).
 HARNESS_COMMAND = ["python3", "-I", "-u", "/opt/arena/harness.py"]
+#: The harness as the container's pid 1 supervisor (``SandboxLimits.supervised``).
+SUPERVISOR_COMMAND = [*HARNESS_COMMAND, "--supervise"]
 
 
 def owner() -> str:
@@ -68,6 +71,30 @@ def match_container_name(*, instance: str, match: str, container_id: str) -> str
     return f"{match_name_prefix(instance)}{match}-{container_id[:12]}"
 
 
+def reuse_container_name(*, instance: str, container_id: str) -> str:
+    """The name of a container serving several matches of one submission:
+    ``arena-<instance>-reuse-<container id[:12]>`` (never a match's name: the reaper must not
+    take it for the container of its first match, which is over while it serves the next)."""
+    return f"{name_prefix(instance)}reuse-{container_id[:12]}"
+
+
+def container_key(limits: SandboxLimits) -> SandboxLimits:
+    """``limits`` with the controller-only fields set to fixed values, for comparison.
+
+    What decides how a container is created must match; ``freeze_idle`` and the reply caps are
+    the controller's business and may differ between the pool and the agent it serves.
+    """
+    return dataclasses.replace(
+        limits,
+        freeze_idle=True,
+        max_reply_bytes=1,
+        max_reply_depth=1,
+        process_address_space_mb=1,
+        reuse_max_matches=1,
+        reuse_max_age_s=1,
+    )
+
+
 def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) -> dict[str, Any]:
     """Keyword arguments of ``APIClient.create_container`` (``api``): every limit, in one place."""
     mib = 1024 * 1024
@@ -89,7 +116,9 @@ def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) ->
             ),
             docker.types.Ulimit(name="core", soft=0, hard=0),
         ],
-        init=True,
+        # A supervised container's pid 1 is the supervisor itself: as the namespace's init it
+        # is out of reach of its agents' signals, and it reaps their orphans as Docker's would.
+        init=not limits.supervised,
         ipc_mode="private",
         shm_size=limits.shm_size_mb * mib,
         log_config=docker.types.LogConfig(
@@ -101,7 +130,7 @@ def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) ->
     )
     return {
         "image": limits.image,
-        "command": HARNESS_COMMAND,
+        "command": SUPERVISOR_COMMAND if limits.supervised else HARNESS_COMMAND,
         "user": limits.user,
         "working_dir": "/tmp",  # noqa: S108 - the container's own tmpfs
         "environment": [],

@@ -17,6 +17,7 @@ against an agent.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -24,7 +25,7 @@ import socket
 import struct
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import docker.errors
 import requests.exceptions
@@ -37,6 +38,7 @@ from sandbox.container_config import (
     container_labels,
     container_name,
     match_container_name,
+    reuse_container_name,
 )
 from sandbox.engine import ENGINE_ERRORS
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
@@ -45,8 +47,21 @@ from sandbox.limits import SandboxLimits
 
 #: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
 FREEZE_ATTEMPTS = 5
+#: How long a supervised container's supervisor has to acknowledge a ``spawn`` (it answers
+#: before the agent's Python starts: milliseconds, unless the host is starved).
+SPAWN_TIMEOUT_S = 10.0
+#: How long it has, after a match's last call, to end the agent process, sweep the container and
+#: report (about 2 ms; a report later than this discards the container).
+RESET_TIMEOUT_S = 5.0
 
 logger = logging.getLogger(__name__)
+
+
+class ReuseHome(Protocol):
+    """What keeps a container whose match ended cleanly (``sandbox.reuse.ReuseCache``)."""
+
+    def give_back(self, handle: DockerAgentHandle) -> bool:
+        """Keep the container for the submission's next match; False if it cannot."""
 
 
 #: Per thread, the agents whose freeze was requested after a call and not yet confirmed by the
@@ -108,6 +123,22 @@ class DockerAgentHandle(HarnessHandle):
         #: How many times the idle agent could not be frozen (it then waited unfrozen, or the
         #: kernel did not confirm every task frozen in time).
         self.freeze_failures = 0
+        #: The submission whose later matches may reuse this container (``sandbox/reuse.py``);
+        #: ``None``: one match, then it goes.
+        self.reuse_key: str | None = None
+        #: Matches this container finished cleanly before this one (a supervised container).
+        self.matches_served = 0
+        #: The supervisor's token (``harness.Supervisor``), learnt at the first spawn.
+        self._token: str | None = None
+        self._spawn_id = -1
+        self._reuse_named = False
+        #: True when the container came from the reuse cache (it served earlier matches).
+        self.reused = False
+        #: Where a clean container goes after the match: the reuse cache (``sandbox/reuse.py``)
+        #: that ``create_handle`` names; ``None``: nowhere, it is removed.
+        self.reuse_home: ReuseHome | None = None
+        #: The supervisor's report when the agent process ended during a call.
+        self._agent_exit: dict[str, Any] | None = None
 
     @property
     def container_id(self) -> str | None:
@@ -117,14 +148,47 @@ class DockerAgentHandle(HarnessHandle):
     # --- launching ----------------------------------------------------------------------------
 
     def _launch(self) -> None:
-        if self._container_id is None:  # else a warm-pool container, its idle harness running
-            self.launch_container()
-        if self.match is not None and self._container_id is not None:
-            # A label cannot be added once a warm-pool container exists: the name says it.
+        if self._container_id is None:  # else a warm-pool or reused container, its idle
+            self.launch_container()  # harness or supervisor running
+        if self.limits.supervised:
+            try:
+                self._spawn_agent()
+            except PlatformError as exc:
+                if not self.reused:
+                    raise
+                # What an earlier match of this submission left broke the supervisor: that
+                # match's doing, never this one's; play this match in a new container.
+                logger.warning("a reused container could not start an agent (%s); a new one", exc)
+                self._discard_container()
+                self.reused = False
+                self.launch_container()
+                self._spawn_agent()
+        self._name_container()
+
+    def _name_container(self) -> None:
+        if self._container_id is None:
+            return
+        # A label cannot be added once a warm-pool container exists: the name says it.
+        if self.reuse_key is not None:
+            if not self._reuse_named:
+                self._reuse_named = True
+                name = reuse_container_name(instance=self.instance, container_id=self._container_id)
+                engine.current().rename_later(self._container_id, name)
+        elif self.match is not None:
             name = match_container_name(
                 instance=self.instance, match=self.match, container_id=self._container_id
             )
             engine.current().rename_later(self._container_id, name)
+
+    def _spawn_agent(self) -> None:
+        """Ask the supervisor for this match's agent process; check the token it answers with
+        (its first answer, before any agent ran in the container, is the one to believe)."""
+        self._spawn_id = self._next_id
+        result = self._supervisor_request("spawn", SPAWN_TIMEOUT_S)
+        token = result.get("token")
+        if not isinstance(token, str) or (self._token is not None and token != self._token):
+            raise PlatformError("the sandbox's supervisor answered a spawn with another token")
+        self._token = token
 
     def launch_container(self, *, pool: bool = False) -> None:
         """Create, attach and start the container, and find its freezer (no agent code yet)."""
@@ -406,7 +470,25 @@ class DockerAgentHandle(HarnessHandle):
         with contextlib.suppress(*ENGINE_ERRORS):
             engine.current().client().api.kill(self._container_id)
 
+    def _agent_process_ended(self, line: bytes) -> bool:
+        # Only a line that starts as the supervisor writes its report is parsed: a reply never
+        # does (its id is that of the call), so the calls' own path stays one prefix test.
+        if self._token is None or not line.startswith(
+            b'{"id": %d, "type": "reset"' % self._spawn_id
+        ):
+            return False
+        try:
+            report = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(report, dict) or report.get("token") != self._token:
+            return False  # an agent's forgery: the reply check refuses it as what it is
+        self._agent_exit = report
+        return True
+
     def _exit_description(self) -> str:
+        if self._agent_exit is not None:
+            return _agent_exit_description(self._agent_exit, self.limits, self._stderr)
         if self._container_id is None:
             return "its container never started"
         api = engine.current().client().api
@@ -430,6 +512,81 @@ class DockerAgentHandle(HarnessHandle):
             how = f"it exited with code {code}"
         tail = self._stderr.decode("utf-8", errors="replace").strip()[-2000:]
         return how + (f"; it wrote: {tail}" if tail else "")
+
+    def close(self) -> None:
+        """End the match: hand a supervised container that ended it cleanly to the reuse cache
+        (``sandbox/reuse.py``), else kill and remove the container; safe to call twice."""
+        if self._closed:
+            return
+        reusable = self._reusable()
+        self._closed = True
+        self._dead = True
+        confirm_freezes(besides=self)
+        home = self.reuse_home
+        if reusable and home is not None and self._end_match() and home.give_back(self):
+            return
+        self._release()
+
+    def _reusable(self) -> bool:
+        """Whether this match left the container fit for the same submission's next one: it
+        ended without a crash, timeout, protocol breach, kill or freeze failure, and the
+        container is below its match and age limits."""
+        return (
+            self.limits.supervised
+            and self.reuse_key is not None
+            and self._started
+            and not self._dead
+            and not self._killed
+            and self.freeze_failures == 0
+            and self._container_id is not None
+            and self._socket is not None
+            and not self._buffer
+            and self.matches_served + 1 < self.limits.reuse_max_matches
+            and time.time() - self.started_at < self.limits.reuse_max_age_s
+        )
+
+    def _end_match(self) -> bool:
+        """Stop the agent process (``exit``) and read the supervisor's sweep report; True when
+        the container is clean for another match of this submission."""
+        try:
+            self._thaw()
+            self._send(b'{"id": %d, "type": "exit"}\n' % self._next_id, time.perf_counter() + 1)
+        except (PlatformError, ChannelTimeout, ChannelClosed):
+            return False
+        self._next_id += 1
+        report = self._read_reset_report(self._spawn_id, RESET_TIMEOUT_S)
+        if report is None or report.get("token") != self._token or report.get("ok") is not True:
+            problems = None if report is None else report.get("problems")
+            logger.info("container %s not reused: %s", self._container_id, problems or "no report")
+            return False
+        self.matches_served += 1
+        return report.get("matches") == self.matches_served
+
+    def take_container(self, other: DockerAgentHandle) -> None:
+        """Take over ``other``'s idle supervised container (the reuse cache, before ``start``):
+        its channel, freezer and supervisor token; ``other`` no longer holds anything."""
+        self._container_id, other._container_id = other._container_id, None
+        self._response, other._response = other._response, None
+        self._socket, other._socket = other._socket, None
+        self._freezer, other._freezer = other._freezer, None
+        self._frames, other._frames = other._frames, bytearray()
+        self.started_at = other.started_at
+        self.matches_served = other.matches_served
+        self._token = other._token
+        self._reuse_named = other._reuse_named
+        self.reused = True
+        self.freeze_method = self._method()
+
+    def _discard_container(self) -> None:
+        """Give up the container (not reused): its channel closed, then removed."""
+        self._release()
+        self._frames = bytearray()
+        self._stderr = bytearray()
+        self._buffer = bytearray()
+        self._token = None
+        self._reuse_named = False
+        self._killed = False
+        self.matches_served = 0
 
     def _release(self) -> None:
         confirm_freezes(besides=self)
@@ -455,6 +612,28 @@ class DockerAgentHandle(HarnessHandle):
         engine.current().remove_later(self._container_id, exits=exits)
         self._container_id = None
         self._frozen = False
+
+
+def _agent_exit_description(
+    report: dict[str, Any], limits: SandboxLimits, stderr: bytearray
+) -> str:
+    """How a supervised agent process ended, from its supervisor's report."""
+    code = report.get("exit_code")
+    oom_kills = report.get("oom_kills")
+    if isinstance(oom_kills, int) and oom_kills > 0:
+        how = f"it ran out of memory (the limit is {limits.mem_limit_mb} MB)"
+    elif isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        how = f"it was killed by {name}"
+    elif isinstance(code, int) and not isinstance(code, bool):
+        how = f"it exited with code {code}"
+    else:
+        how = "it ended"
+    tail = stderr.decode("utf-8", errors="replace").strip()[-2000:]
+    return how + (f"; it wrote: {tail}" if tail else "")
 
 
 def _forget_freezes_in_child() -> None:

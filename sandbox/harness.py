@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
@@ -266,6 +266,10 @@ class Harness:
                 reply, fatal = self._call(request)
             elif kind == "ping" and self.agent is None:
                 reply, fatal = {"ok": True, "result": {"protocol": PROTOCOL_VERSION}}, False
+            elif kind == "exit":
+                # The match is over (supervised container): end without a word; the supervisor
+                # reports once it has swept what this process left.
+                return 0
             else:
                 reply, fatal = {"ok": False, "error": _error("ProtocolError", kind)}, True
             reply["id"] = request_id
@@ -416,6 +420,300 @@ def _valid(text: str) -> str:
     return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
+# --- the supervisor (a container that serves several matches of one submission) ----------------
+
+#: Where a match may leave files; emptied after every match (the mount points stay).
+SCRATCH_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")  # noqa: S108 - the container's own tmpfs
+#: System V IPC objects outlive their processes; any left after a match discards the container.
+SYSV_IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+#: How long the sweep may take to see every process of a match gone.
+SWEEP_DEADLINE_S = 2.0
+_PR_SET_DUMPABLE = 4
+_SIGKILL = 9
+
+
+class _LineReader:
+    """Lines from a descriptor, read with ``os.read`` so nothing past a line is held back
+    unseen: after a ``spawn`` the agent process reads the same descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self) -> bytes | None:
+        """The next line without its newline; ``None`` at the end of the input."""
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+
+class Supervisor:
+    """The container's pid 1 when it may serve several matches: one agent process per match.
+
+    Its own protocol on the container's stdin and stdout, one JSON line each way:
+
+    * ``{"id": n, "type": "ping"}`` answers ``ok`` with ``{"protocol": N, "token": T}``;
+    * ``{"id": n, "type": "spawn"}`` starts a fresh agent process (``python3 -I -u`` this file,
+      an empty environment, cwd /tmp, umask 022, its own session, the container's stdin, stdout
+      and stderr), answers ``ok`` with ``{"protocol": N, "token": T, "pid": p}`` and hands the
+      channel over: the controller then speaks the per-call protocol above with that process
+      (``load``, ``call``, ``exit``) until it exits. The supervisor then kills every other
+      process in the container, empties ``SCRATCH_DIRS``, checks what it cannot reset, and
+      writes ``{"id": n, "type": "reset", "ok": clean, "token": T, "problems": [...],
+      "matches", "exit_code", "oom_kills", "elapsed_ms"}`` (``exit_code`` of the agent process,
+      -N for signal N; ``oom_kills`` during the match); nothing else is read until then. That
+      report arrives in place of a reply when the agent process ends during a call.
+
+    ``T`` is a random token drawn at start and written only to stdout, which no agent can read:
+    a report forged by an agent (it holds stdout during its match) lacks it. The end of the
+    input ends the supervisor, and with it (pid 1) the container.
+
+    Why the agent (same uid 65534: without capabilities nothing can change uid) cannot tamper:
+    the supervisor is the pid namespace's init, which the kernel shields from every signal it
+    did not install a handler for (it installs none; SIGINT is ignored), so no kill, stop or
+    interrupt reaches it; it makes itself non-dumpable at start, so its /proc files (memory,
+    descriptors, environment) belong to root and ptrace-style access is refused (ptrace and
+    process_vm_* are denied by seccomp besides); what a same-uid process may still change from
+    outside (rlimits through prlimit, nice value, CPU affinity, scheduling policy) is compared
+    with its value at start after every match, and any difference, unread input, a process
+    that survives the sweep or a file that cannot be removed makes the report not clean: the
+    controller discards the container.
+    """
+
+    def __init__(self, requests: _LineReader, replies_fd: int) -> None:
+        self.requests = requests
+        self.replies_fd = replies_fd
+        self.token = os.urandom(16).hex()
+        self.matches = 0
+        self.baseline = _fingerprint()
+
+    def serve(self) -> int:
+        """Answer the controller until its channel ends; return the exit code."""
+        while True:
+            line = self.requests.readline()
+            if line is None:
+                return 0
+            try:
+                request = _loads(line)
+                request_id = request["id"]
+                kind = request["type"]
+            except (ValueError, KeyError, TypeError) as exc:
+                self._write({"id": None, "ok": False, "error": _error("ProtocolError", str(exc))})
+                return 2
+            if kind == "ping":
+                self._write({"id": request_id, "ok": True, "result": self._hello()})
+            elif kind == "spawn" and not self.requests.buffer:
+                self._run_match(request_id)
+            else:
+                message = f"the supervisor cannot {kind!r} now"
+                self._write(
+                    {"id": request_id, "ok": False, "error": _error("ProtocolError", message)}
+                )
+                return 2
+
+    def _hello(self) -> dict[str, Any]:
+        return {"protocol": PROTOCOL_VERSION, "token": self.token}
+
+    def _run_match(self, request_id: Any) -> None:
+        try:
+            pid = spawn_agent()
+        except OSError as exc:
+            error = _error("SpawnError", f"the agent process could not start: {exc}")
+            self._write({"id": request_id, "ok": False, "error": error})
+            return
+        self._write({"id": request_id, "ok": True, "result": {**self._hello(), "pid": pid}})
+        oom_kills = _oom_kills()
+        status = wait_for_agent(pid)
+        oom_kills = _oom_kills() - oom_kills
+        self.matches += 1
+        started = time.perf_counter()
+        problems = reset_container(self.baseline)
+        if _input_waiting(self.requests.fd):
+            problems.append("input was written to the channel that the controller did not send")
+        self._write(
+            {
+                "id": request_id,
+                "type": "reset",
+                "ok": not problems,
+                "token": self.token,
+                "problems": problems,
+                "matches": self.matches,
+                "exit_code": status,
+                "oom_kills": oom_kills,
+                "elapsed_ms": (time.perf_counter() - started) * 1000,
+            }
+        )
+
+    def _write(self, reply: dict[str, Any]) -> None:
+        reply.setdefault("elapsed_ms", 0.0)
+        data = _dumps(reply).encode() + b"\n"
+        while data:
+            data = data[os.write(self.replies_fd, data) :]
+
+
+def spawn_agent() -> int:
+    """Start one match's agent process: this file without arguments, nothing of ours in it
+    (our descriptors other than 0, 1 and 2 close on exec; the environment is empty)."""
+    return os.posix_spawn(
+        sys.executable, [sys.executable, "-I", "-u", os.path.abspath(__file__)], {}, setsid=True
+    )
+
+
+def wait_for_agent(pid: int) -> int:
+    """Wait until the agent process ends, reaping every orphan meanwhile (we are init here: a
+    zombie left unreaped would hold a slot of the pids limit); its exit code (-N: signal N)."""
+    while True:
+        try:
+            ended, status = os.wait()
+        except ChildProcessError:
+            return -1
+        if ended == pid:
+            return os.waitstatus_to_exitcode(status)
+
+
+def _oom_kills() -> int:
+    """How many processes the kernel killed for memory in this container so far (the memory
+    cgroup's ``oom_kill`` count, v2 or v1), or 0 where it cannot be read."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path, "rb") as f:
+                for row in f.read().splitlines():
+                    name, _, value = row.partition(b" ")
+                    if name == b"oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def reset_container(baseline: tuple[Any, ...]) -> list[str]:
+    """Remove what a match left; the list of what could not be reset (empty: clean)."""
+    problems = sweep_processes()
+    for place in SCRATCH_DIRS:
+        problems += empty_directory(place)
+    for table in SYSV_IPC_TABLES:
+        try:
+            with open(table, "rb") as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        if rows:
+            problems.append(f"{len(rows)} System V IPC objects remain ({table})")
+    if _fingerprint() != baseline:
+        problems.append("the supervisor's limits or scheduling were changed from outside")
+    return problems
+
+
+def sweep_processes() -> list[str]:
+    """Kill every process in the container but ourselves, however it forked or detached.
+
+    ``kill(-1, SIGKILL)`` reaches every process we may signal except ourselves and init (us):
+    in one pass the kernel holds the task list, and a process with a pending SIGKILL cannot
+    fork, so a fork bomb cannot outrun it. Repeated until /proc shows no one else."""
+    own = os.getpid()
+    deadline = time.monotonic() + SWEEP_DEADLINE_S
+    while True:
+        try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
+            os.kill(-1, _SIGKILL)
+        except ProcessLookupError:  # nobody else to signal
+            pass
+        _reap()
+        others = [pid for pid in _pids() if pid != own]
+        if not others:
+            return []
+        if time.monotonic() > deadline:
+            return [f"{len(others)} processes outlived the sweep"]
+        time.sleep(0.001)
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def empty_directory(path: str) -> list[str]:
+    """Remove everything under ``path`` (never following a link); what could not be removed."""
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [f"{path} could not be listed: {exc}"]
+    problems: list[str] = []
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                os.chmod(entry.path, 0o700)  # an agent may have taken its own rights away
+                problems += empty_directory(entry.path)
+                os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError as exc:
+            problems.append(f"{entry.path} could not be removed: {exc}")
+    return problems
+
+
+def _fingerprint() -> tuple[Any, ...]:
+    """What another process of our uid could change about us and our future children."""
+    import resource
+
+    limits = tuple(
+        resource.getrlimit(getattr(resource, name))
+        for name in dir(resource)
+        if name.startswith("RLIMIT_")
+    )
+    return (
+        limits,
+        os.getpriority(os.PRIO_PROCESS, 0),
+        tuple(sorted(os.sched_getaffinity(0))),
+        os.sched_getscheduler(0),
+    )
+
+
+def _input_waiting(fd: int) -> bool:
+    import select
+
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable)
+
+
+def _make_undumpable() -> None:
+    """PR_SET_DUMPABLE 0: our /proc files become root's, out of reach of a same-uid agent."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def supervise() -> int:
+    """The supervisor's entry point (``harness.py --supervise``, the container's pid 1)."""
+    if os.getpid() != 1:
+        # Its sweep is kill(-1, SIGKILL): anywhere but as a pid namespace's init it would reach
+        # every process of its user on the machine.
+        sys.stderr.write("harness.py --supervise runs only as a container's pid 1\n")
+        return 2
+    _make_undumpable()
+    # Python installs a SIGINT handler; as init we must install none that an agent can reach.
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    os.umask(0o022)
+    os.environ.clear()
+    return Supervisor(_LineReader(0), 1).serve()
+
+
 def main() -> int:
     """Move the standard descriptors out of the agent's reach, then serve the controller."""
     requests = os.fdopen(os.dup(0), "rb")
@@ -434,4 +732,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     # os._exit: neither the agent's non-daemon threads nor its atexit hooks may keep us alive.
-    os._exit(main())
+    os._exit(supervise() if sys.argv[1:] == ["--supervise"] else main())

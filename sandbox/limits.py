@@ -66,6 +66,15 @@ class SandboxLimits:
     max_reply_depth: int = 64
     #: After this long a container counts as orphaned even if its worker still seems alive.
     max_lifetime_s: int = 6 * 3600
+    #: Docker: the harness runs as the container's pid 1 supervisor, which starts one agent
+    #: process per match and sweeps what it left, so the container can serve several matches of
+    #: one submission (``sandbox/reuse.py``); ``False`` runs the agent's harness itself under
+    #: Docker's init, one match per container.
+    supervised: bool = True
+    #: A reused container serves at most this many matches, then it is removed.
+    reuse_max_matches: int = 100
+    #: ... and it is removed once it is this old (seconds since it started).
+    reuse_max_age_s: int = 1800
     #: Process backend only: address-space rlimit (it bounds virtual memory, not resident memory,
     #: so it is looser than ``mem_limit_mb``; Python reserves far more than it touches).
     process_address_space_mb: int = 1024
@@ -83,6 +92,8 @@ class SandboxLimits:
             "max_reply_depth",
             "max_lifetime_s",
             "process_address_space_mb",
+            "reuse_max_matches",
+            "reuse_max_age_s",
         ):
             if getattr(self, field_name) <= 0:
                 raise ValueError(f"SandboxLimits.{field_name} must be positive")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import logging
 import os
 import threading
@@ -32,6 +31,7 @@ from typing import Any
 
 from games.core.errors import PlatformError
 from sandbox import observe
+from sandbox.container_config import container_key
 from sandbox.docker_handle import DockerAgentHandle
 from sandbox.engine import wait_for_removals
 from sandbox.instance import PROCESS_INSTANCE, checked_instance
@@ -51,17 +51,6 @@ TAKE_PING_TIMEOUT_S = 2.0
 #: failure in a row, up to ``RETRY_AFTER_MAX_S``.
 RETRY_AFTER_S = 1.0
 RETRY_AFTER_MAX_S = 60.0
-
-
-def container_key(limits: SandboxLimits) -> SandboxLimits:
-    """``limits`` with the controller-only fields set to fixed values, for comparison.
-
-    What decides how a container is created must match; ``freeze_idle`` and the reply caps are
-    the controller's business and may differ between the pool and the agent it serves.
-    """
-    return dataclasses.replace(
-        limits, freeze_idle=True, max_reply_bytes=1, max_reply_depth=1, process_address_space_mb=1
-    )
 
 
 class WarmPool:
@@ -286,11 +275,15 @@ def take(
 def own_containers() -> list[dict[str, Any]]:
     """The sandbox containers this process created and has not removed (for leak checks).
 
-    Waits for the background removals first. Idle containers of this process's warm pool are not
-    counted (the pool removes them itself), nor one it is starting at that moment.
+    Waits for the background removals first. Idle containers of this process's warm pool and of
+    its reuse cache are not counted (they remove them themselves), nor one the pool is starting
+    at that moment.
     """
+    from sandbox import reuse
+
     warm = current()
-    return containers_of_process(besides=warm.idle_ids if warm is not None else frozenset())
+    idle = warm.idle_ids if warm is not None else set()
+    return containers_of_process(besides=idle | reuse.idle_ids())
 
 
 @atexit.register

@@ -401,6 +401,18 @@ ARENA_SANDBOX_CGROUP_ROOT = os.environ.get("ARENA_SANDBOX_CGROUP_ROOT", "/sys/fs
 #: Docker sandboxes each worker process keeps started ahead of demand (two per match it plays);
 #: 0 turns the warm pool off. Idle ones are removed when the worker process stops.
 ARENA_SANDBOX_POOL_SIZE = int(os.environ.get("ARENA_SANDBOX_POOL_SIZE", "2"))
+#: A docker sandbox serves several matches of one active submission on a worker process (a
+#: fresh agent process each match, everything the last one left killed and wiped; discarded
+#: after any failure): the engine's work of creating and removing containers is most of a short
+#: match's CPU. Off: one container per agent per match, Docker's init as pid 1.
+ARENA_SANDBOX_REUSE = env_bool("ARENA_SANDBOX_REUSE", True)
+#: A reused container is removed after this many matches ...
+ARENA_SANDBOX_REUSE_MATCHES = int(os.environ.get("ARENA_SANDBOX_REUSE_MATCHES", "100"))
+#: ... or this many minutes after it started ...
+ARENA_SANDBOX_REUSE_MINUTES = float(os.environ.get("ARENA_SANDBOX_REUSE_MINUTES", "30"))
+#: ... or after this long idle; and a worker process keeps at most this many idle ones.
+ARENA_SANDBOX_REUSE_IDLE_S = float(os.environ.get("ARENA_SANDBOX_REUSE_IDLE_S", "300"))
+ARENA_SANDBOX_REUSE_MAX_IDLE = int(os.environ.get("ARENA_SANDBOX_REUSE_MAX_IDLE", "16"))
 ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
 ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))

@@ -68,7 +68,9 @@ def test_every_limit_reaches_the_container(docker_handle: DockerAgentHandle) -> 
     assert host["PidsLimit"] == 40
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
     assert ulimits == {"nofile": (100, 100), "fsize": (3 * mib, 3 * mib), "core": (0, 0)}
-    assert host["Init"] is True
+    # A supervised container's pid 1 is the harness's supervisor, which reaps like an init.
+    assert host["Init"] is (not CUSTOM.supervised)
+    assert config["Cmd"][-1] == ("--supervise" if CUSTOM.supervised else "/opt/arena/harness.py")
     assert host["IpcMode"] == "private"
     assert host["ShmSize"] == 4 * mib
     assert host["LogConfig"] == {

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from games.core import agent
 from sandbox import harness
+
+HARNESS = Path(harness.__file__)
 
 
 def test_stdout_caps_match_games_core() -> None:
@@ -77,3 +81,38 @@ def test_the_harness_refuses_what_json_loads_refuses(data: bytes) -> None:
         json.loads(data)
     with pytest.raises(ValueError):
         harness._loads(data)
+
+
+def test_the_supervisor_refuses_to_run_outside_a_container(tmp_path: Path) -> None:
+    """Its sweep kills every process of its uid: anywhere but as pid 1 of a pid namespace that
+    would be every process of the user running it."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-I", str(HARNESS), "--supervise"],
+        input=b'{"id": 0, "type": "spawn"}\n',
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert b"only as a container's pid 1" in done.stderr
+    assert done.stdout == b""
+
+
+def test_the_sweep_empties_a_directory_whatever_the_agent_left(tmp_path: Path) -> None:
+    from sandbox.harness import empty_directory
+
+    locked = tmp_path / "locked" / "inner"
+    locked.mkdir(parents=True)
+    (locked / "file").write_text("x")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "kept").write_text("x")
+    (tmp_path / "link").symlink_to(outside)
+    (tmp_path / "plain").write_text("x")
+    locked.chmod(0)
+    locked.parent.chmod(0)
+    assert empty_directory(str(tmp_path)) == []
+    assert list(tmp_path.iterdir()) == []
+    assert (outside / "kept").exists(), "the sweep followed a link out of its directory"

@@ -13,6 +13,12 @@ each container when its match needs it. Waiting agents
 are frozen through the cgroup freezer where the worker can write it (``ARENA_SANDBOX_FREEZE``,
 ``ARENA_SANDBOX_CGROUP_ROOT``), else ``docker pause``.
 
+An active, accepted submission's container may serve its next matches on the same worker process
+(``ARENA_SANDBOX_REUSE``, on by default; ``sandbox/reuse.py``): its key is the submission's id,
+so two submissions never share one; a submission no longer active or accepted gets a container of
+its own for each match and its idle ones are removed when it next plays here (the rest go after
+``ARENA_SANDBOX_REUSE_IDLE_S``).
+
 Every container carries this deployment's ``ARENA_INSTANCE_ID`` (a label and its name), and the
 reaper, the orphan sweep and the pool drain touch this instance's containers only: another
 deployment on the same Docker engine (a second ``make run``, the tests, staging) keeps its own.
@@ -34,9 +40,12 @@ from arena.submissions.models import Submission
 from games.core import AgentHandle, house_bot_class
 from sandbox import (
     SandboxLimits,
+    configure_reuse,
     containers_by_instance,
     create_handle,
     detect_backend,
+    discard_reused,
+    drain_reused,
     drain_warm_pool,
     match_containers,
     observe,
@@ -96,7 +105,22 @@ def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:
         freeze_idle=freeze_idle,
         freeze_method=settings.ARENA_SANDBOX_FREEZE,
         cgroup_root=settings.ARENA_SANDBOX_CGROUP_ROOT,
+        supervised=settings.ARENA_SANDBOX_REUSE,
+        reuse_max_matches=max(1, settings.ARENA_SANDBOX_REUSE_MATCHES),
+        reuse_max_age_s=max(1, int(settings.ARENA_SANDBOX_REUSE_MINUTES * 60)),
     )
+
+
+def reuse_key(submission: Submission) -> str | None:
+    """The key under which ``submission``'s containers may serve its later matches, or ``None``
+    (reuse off, or a submission not on its ladder: pending, rejected, deactivated, replaced)."""
+    if not settings.ARENA_SANDBOX_REUSE:
+        return None
+    key = f"submission-{submission.pk}"
+    if submission.status != Submission.Status.ACCEPTED or not submission.active:
+        discard_reused(key)  # its idle containers (if this process has any) go now
+        return None
+    return key
 
 
 def make_handle(
@@ -115,7 +139,8 @@ def make_handle(
     its container after the match, for ``sandboxes_reap``. A model entrant gets a model seat
     in this process (never a sandbox: it runs no code of its owner), ``seat`` and
     ``match_attempt`` label its ledger rows, ``validation`` makes a dead endpoint reject it and
-    ``model_move_budget_s`` is its match's budget per move (empty: the platform's).
+    ``model_move_budget_s`` is its match's budget per move (empty: the platform's). An active
+    submission's sandbox may be a container that served its last match here (``reuse_key``).
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -138,6 +163,7 @@ def make_handle(
         limits=sandbox_limits(freeze_idle=freeze_idle),
         match=None if match_id is None else str(match_id),
         instance=settings.ARENA_INSTANCE_ID,
+        reuse_key=None if validation else reuse_key(submission),
     )
 
 
@@ -148,6 +174,9 @@ def start_pool() -> None:
     start their containers themselves.
     """
     size = settings.ARENA_SANDBOX_POOL_SIZE
+    configure_reuse(
+        max_idle=settings.ARENA_SANDBOX_REUSE_MAX_IDLE, idle_s=settings.ARENA_SANDBOX_REUSE_IDLE_S
+    )
     if size <= 0 or warm_pool.current() is not None:
         return
     try:
@@ -159,9 +188,10 @@ def start_pool() -> None:
 
 
 def drain_pool() -> int:
-    """Stop this process's warm pool and remove its idle containers; return how many."""
+    """Stop this process's warm pool and remove its idle containers, the reused ones too;
+    return how many."""
     try:
-        return drain_warm_pool()
+        return drain_reused() + drain_warm_pool()
     except Exception:  # shutting down must go on; the reaper removes what is left
         logger.warning("the warm pool could not be drained", exc_info=True)
         return 0

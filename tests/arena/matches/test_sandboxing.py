@@ -138,3 +138,45 @@ def test_the_reaper_removes_the_sandboxes_of_a_match_that_is_over(
         for handle in handles.values():
             handle.close()
         sandboxing.sandbox_backend.cache_clear()
+
+
+def test_only_an_active_accepted_submission_reuses_its_containers(
+    settings: Any, make_user: Any
+) -> None:
+    """The reuse key is the submission's own (never shared); a submission off its ladder gets
+    none, and its idle containers are dropped; the setting turns reuse (and the supervisor) off."""
+    from arena.matches.sandboxing import reuse_key, sandbox_limits
+    from arena.submissions.models import Submission
+    from arena.submissions.services import submission_create
+
+    from games.core import get_game_spec
+    from sandbox import reuse
+
+    source = get_game_spec("simple-card").starter_source()
+    ann, bob = (
+        submission_create(owner=make_user(name), source=source, name="agent")
+        for name in ("ann", "bob")
+    )
+    assert reuse_key(ann) is None  # pending: its validation runs in a container of its own
+    Submission.objects.filter(pk__in=[ann.pk, bob.pk]).update(
+        status=Submission.Status.ACCEPTED, active=True
+    )
+    ann.refresh_from_db()
+    bob.refresh_from_db()
+    assert reuse_key(ann) is not None and reuse_key(ann) != reuse_key(bob)
+    assert sandbox_limits().supervised
+    discarded: list[str] = []
+    cache = reuse.current()
+    original = cache.discard
+    cache.discard = lambda key: discarded.append(key) or 0  # type: ignore[method-assign]
+    try:
+        key = reuse_key(ann)
+        Submission.objects.filter(pk=ann.pk).update(active=False)
+        ann.refresh_from_db()
+        assert reuse_key(ann) is None
+        assert discarded == [key]
+    finally:
+        cache.discard = original  # type: ignore[method-assign]
+    settings.ARENA_SANDBOX_REUSE = False
+    assert reuse_key(bob) is None
+    assert not sandbox_limits().supervised

@@ -1,0 +1,320 @@
+"""Where a short match's CPU goes, per sandbox path, measured in one run: JSON on stdout.
+
+Three paths play the same ranked-style split-or-steal matches (starter agent in both seats,
+frozen, no stdout kept), one worker process per core, each with its own warm pool, for the same
+number of seconds each, one path after the other:
+
+* ``per_match``: today's docker path with reuse off (``SandboxLimits(supervised=False)``): one
+  container per agent per match under Docker's init;
+* ``reused``: supervised containers kept for the same submission's next match
+  (``sandbox/reuse.py``); each seat is a submission of its own, so the two submissions meet
+  again and again on each worker (a small ladder, the best case for reuse);
+* ``process``: the process backend, the floor (no isolation).
+
+For each: matches a minute (all workers together) and the CPU of a match split by component:
+``worker`` (the worker processes: referee, controller, freezer writes; the process backend's
+agents are their children and count under ``agents``), ``engine`` (dockerd, containerd,
+containerd-shim*, runc: every such process on the host, sampled every 0.1 s; a process that
+ends between two samples loses at most that tail), ``agents`` (the cgroups of the containers
+this bench made, sampled likewise). ``engine`` is the host's: other users of the same engine
+add to it, so ``load`` reports the load average and the host's busy CPU around each path.
+
+``poker_100_hands_s`` times one 100-hand poker match of starters: the process backend, a
+per-match container, and a reused container (its second match); ``frozen_call_p50_ms`` two
+frozen seats called in turn (``bench/sandbox_turns.py``'s measure), supervised and not.
+
+Run: ``.venv/bin/python bench/sandbox_reuse.py [--seconds 30]`` (about three times that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from bench.sandbox_turns import (  # noqa: E402
+    POKER_STARTER,
+    RANKED,
+    SPLIT_OR_STEAL_STARTER,
+    bench_alternating,
+)
+from games.core import play_match  # noqa: E402
+from sandbox import (  # noqa: E402
+    SandboxLimits,
+    create_handle,
+    drain_reused,
+    drain_warm_pool,
+    pool,
+    start_warm_pool,
+)
+from sandbox.docker_handle import DockerAgentHandle  # noqa: E402
+
+ENGINE_PROCESSES = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "runc")
+PATHS = ("per_match", "reused", "process")
+TICK_S = os.sysconf("SC_CLK_TCK")
+
+
+def limits_for(path: str) -> SandboxLimits:
+    return SandboxLimits(supervised=path != "per_match")
+
+
+def play_one(path: str, game: str, source: str, config: dict[str, Any] | None = None) -> float:
+    """One match of starters on ``path``; its wall time in seconds."""
+    backend = "process" if path == "process" else "docker"
+    handles = [
+        create_handle(
+            source,
+            name=f"seat{i}",
+            backend=backend,
+            limits=limits_for(path),
+            reuse_key=f"bench-seat{i}" if path == "reused" else None,
+        )
+        for i in (0, 1)
+    ]
+    began = time.perf_counter()
+    record = play_match(game, handles, seed=1, config=config, settings=RANKED)
+    if record.platform_error or any(str(s.reason) != "normal" for s in record.seats):
+        reasons = [f"{s.reason}: {s.detail}" for s in record.seats]
+        raise RuntimeError(f"{game} on {path}: {record.platform_error or reasons}")
+    return time.perf_counter() - began
+
+
+def worker(args: tuple[str, float, int, str]) -> dict[str, Any]:
+    """One worker process: its warm pool, then matches back to back for ``seconds``."""
+    path, seconds, pool_size, image = args
+    os.environ["ARENA_SANDBOX_IMAGE"] = image
+    warnings.simplefilter("ignore", RuntimeWarning)
+    launched: list[str] = []
+    original = DockerAgentHandle.launch_container
+
+    def launch_and_note(self: DockerAgentHandle, *, pool: bool = False) -> None:
+        original(self, pool=pool)
+        if self.container_id:
+            launched.append(self.container_id)
+
+    DockerAgentHandle.launch_container = launch_and_note  # type: ignore[method-assign]
+    warm = None
+    if path != "process":
+        start_warm_pool(limits_for(path), pool_size)
+        warm = pool.current()
+        if warm is not None:
+            warm.wait_ready(120)
+    matches = 0
+    cpu_began = _own_cpu_s()
+    began = time.perf_counter()
+    try:
+        while time.perf_counter() - began < seconds:
+            play_one(path, "split-or-steal", SPLIT_OR_STEAL_STARTER)
+            matches += 1
+        if warm is not None:
+            warm.wait_ready(120)  # the containers made ahead of the clock are not free
+        elapsed = time.perf_counter() - began
+        cpu_ended = _own_cpu_s()
+    finally:
+        drain_reused()
+        drain_warm_pool()
+    self_cpu = cpu_ended[0] - cpu_began[0]
+    children_cpu = cpu_ended[1] - cpu_began[1]
+    return {
+        "matches": matches,
+        "elapsed_s": elapsed,
+        "worker_cpu_s": self_cpu,
+        "children_cpu_s": children_cpu,
+        "containers": launched,
+    }
+
+
+def _own_cpu_s() -> tuple[float, float]:
+    """This process's CPU seconds, and its reaped children's (the process backend's agents)."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+
+
+class Sampler:
+    """Every 0.1 s: the CPU of each engine process and of each container cgroup (max seen)."""
+
+    def __init__(self) -> None:
+        self.engine: dict[int, float] = {}
+        self.engine_start: dict[int, float] = {}
+        self.containers: dict[str, float] = {}
+        self.containers_start: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Sampler:
+        self.engine_start = _engine_cpu()
+        self.containers_start = _container_cpu()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self._sample()
+
+    def _sample(self) -> None:
+        for pid, cpu in _engine_cpu().items():
+            self.engine[pid] = max(cpu, self.engine.get(pid, 0.0))
+        for cid, cpu in _container_cpu().items():
+            self.containers[cid] = max(cpu, self.containers.get(cid, 0.0))
+
+    def engine_s(self) -> float:
+        return sum(cpu - self.engine_start.get(pid, 0.0) for pid, cpu in self.engine.items())
+
+    def containers_s(self, ids: set[str]) -> float:
+        return sum(
+            cpu - self.containers_start.get(cid, 0.0)
+            for cid, cpu in self.containers.items()
+            if cid in ids
+        )
+
+
+def _engine_cpu() -> dict[int, float]:
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        if comm.startswith(ENGINE_PROCESSES):
+            fields = stat[stat.rindex(")") + 2 :].split()
+            found[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
+    return found
+
+
+def _container_cpu() -> dict[str, float]:
+    found = {}
+    v1 = Path("/sys/fs/cgroup/cpuacct/docker")
+    v2 = Path("/sys/fs/cgroup/system.slice")
+    if v1.is_dir():
+        for entry in v1.iterdir():
+            try:
+                found[entry.name] = int((entry / "cpuacct.usage").read_text()) / 1e9
+            except (OSError, ValueError):
+                continue
+    elif v2.is_dir():
+        for entry in v2.glob("docker-*.scope"):
+            try:
+                stat = dict(line.split() for line in (entry / "cpu.stat").read_text().splitlines())
+                found[entry.name[7:-6]] = int(stat["usage_usec"]) / 1e6
+            except (OSError, ValueError, KeyError):
+                continue
+    return found
+
+
+def _host_busy_s() -> float:
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / TICK_S
+
+
+def measure_path(path: str, seconds: float, workers: int, pool_size: int) -> dict[str, Any]:
+    context = multiprocessing.get_context("spawn")
+    load_before = os.getloadavg()[0]
+    busy_before = _host_busy_s()
+    with Sampler() as sampler, context.Pool(workers) as processes:
+        jobs = [(path, seconds, pool_size, SandboxLimits().image)] * workers
+        results = processes.map(worker, jobs)
+    busy = _host_busy_s() - busy_before
+    matches = sum(r["matches"] for r in results)
+    elapsed = max(r["elapsed_s"] for r in results)
+    ids = {cid for r in results for cid in r["containers"]}
+    worker_s = sum(r["worker_cpu_s"] for r in results)
+    agents_s = sampler.containers_s(ids) + sum(r["children_cpu_s"] for r in results)
+    engine_s = sampler.engine_s() if path != "process" else 0.0
+    total = worker_s + agents_s + engine_s
+
+    def per_match_ms(value: float) -> float:
+        return round(value / max(1, matches) * 1000, 1)
+
+    return {
+        "matches_per_minute": round(sum(r["matches"] / r["elapsed_s"] * 60 for r in results), 1),
+        "matches": matches,
+        "containers_created": len(ids),
+        "cpu_ms_per_match": {
+            "worker": per_match_ms(worker_s),
+            "engine": per_match_ms(engine_s),
+            "agents": per_match_ms(agents_s),
+            "total": per_match_ms(total),
+        },
+        "engine_share": round(engine_s / total, 3) if total else 0.0,
+        "load": {
+            "load_average_before": round(load_before, 2),
+            "host_busy_cores": round(busy / elapsed, 2),
+        },
+    }
+
+
+def poker_times() -> dict[str, float]:
+    config = None
+    times = {"process": play_one("process", "poker", POKER_STARTER, config)}
+    times["per_match"] = play_one("per_match", "poker", POKER_STARTER, config)
+    play_one("reused", "poker", POKER_STARTER, config)  # the first match makes the containers
+    times["reused"] = play_one("reused", "poker", POKER_STARTER, config)
+    drain_reused()
+    return {k: round(v, 3) for k, v in times.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--pool-size", type=int, default=2)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", RuntimeWarning)
+    paths = {p: measure_path(p, args.seconds, args.workers, args.pool_size) for p in PATHS}
+    before, after = paths["per_match"], paths["reused"]
+    poker = poker_times()
+    frozen = {
+        "supervised": bench_alternating(400, SandboxLimits(supervised=True))["call_ms"]["p50"],
+        "per_match": bench_alternating(400, SandboxLimits(supervised=False))["call_ms"]["p50"],
+    }
+    drain_warm_pool()
+    report = {
+        "paths": paths,
+        "ratios": {
+            "reused_over_per_match_matches_per_minute": round(
+                after["matches_per_minute"] / max(before["matches_per_minute"], 0.1), 2
+            ),
+            "engine_cpu_per_match_reused_over_per_match": round(
+                after["cpu_ms_per_match"]["engine"]
+                / max(before["cpu_ms_per_match"]["engine"], 0.1),
+                3,
+            ),
+            "poker_reused_over_process": round(poker["reused"] / poker["process"], 2),
+            "poker_per_match_over_process": round(poker["per_match"] / poker["process"], 2),
+        },
+        "poker_100_hands_s": poker,
+        "frozen_call_p50_ms": frozen,
+        "workers": args.workers,
+        "seconds_each": args.seconds,
+        "cores": os.cpu_count(),
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
