@@ -433,7 +433,10 @@ ARENA_LOG_LEVEL = os.environ.get("ARENA_LOG_LEVEL", "INFO").upper()
 #: Set by ``make run`` for its children once it has said that it runs as root: each Celery
 #: worker pool would otherwise print Celery's eight-line superuser warning again.
 ARENA_ROOT_WARNED = env_bool("ARENA_ROOT_WARNED", False)
-_ROUTINE_LEVEL = "DEBUG" if ARENA_LOG_LEVEL == "DEBUG" else "WARNING"
+#: Log each task received and done (and beat's sends) at INFO again, e.g. for a test that
+#: counts them; on by default at DEBUG.
+ARENA_LOG_TASKS = env_bool("ARENA_LOG_TASKS", ARENA_LOG_LEVEL == "DEBUG")
+_ROUTINE_LEVEL = ARENA_LOG_LEVEL if ARENA_LOG_TASKS else "WARNING"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

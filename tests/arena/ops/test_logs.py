@@ -87,6 +87,7 @@ def test_a_quiet_worker_writes_no_line_per_task() -> None:
         ARENA_MATCHMAKING_INTERVAL_S="1",
         ARENA_TOURNAMENT_TICK_S="1",
         ARENA_LOG_LEVEL="INFO",
+        ARENA_LOG_TASKS="0",  # the default (the tests' platforms turn it on)
         # What `make run` sets for its pools once it has said it runs as root.
         ARENA_ROOT_WARNED="1",
     )
