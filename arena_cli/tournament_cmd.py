@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from arena_cli.credentials import NO_SERVER, server_and_token
@@ -31,11 +32,29 @@ def _time_control(t: dict[str, Any]) -> str:
     return f"timed · {t['turn_budget_s']:g} s a turn (models {t['model_move_budget_s']:g} s)"
 
 
+def _publication(t: dict[str, Any]) -> str:
+    """When the results come out: at the set time, or after the last game once that time has
+    passed (a running tournament is never told a time already gone)."""
+    at = str(t.get("publish_at") or "")
+    try:
+        due = datetime.fromisoformat(at) <= datetime.now(UTC)
+    except (TypeError, ValueError):
+        due = False
+    status = t.get("status")
+    if status == "cancelled":
+        return "cancelled: there are no results to publish"
+    if status == "upcoming" or not due:
+        return f"results are published at {at}"
+    if status == "finished":
+        return "every game is over: the results are published within seconds"
+    return f"results are published when the last game is over (the set time, {at}, has passed)"
+
+
 def _show(t: dict[str, Any]) -> None:
     print(_line(t))
     print(f"time control: {_time_control(t)}")
     if not t.get("results_visible"):
-        print(f"results are published at {t['publish_at']}")
+        print(_publication(t))
         return
     progress = t.get("progress") or {}
     print(f"games over: {progress.get('games_over')} of {progress.get('games')}")

@@ -272,6 +272,8 @@ def platform_env(var_dir: Path, database_url: str, **extra: str) -> dict[str, st
         ARENA_VAR_DIR=str(var_dir),
         ARENA_DATABASE_URL=database_url,
         ARENA_INSTANCE_ID=platform_instance_id(database_url),
+        # Tests count the tasks a worker ran in its log ("Task ... succeeded").
+        ARENA_LOG_TASKS="1",
     )
     env.update(extra)
     return env

@@ -25,11 +25,12 @@ from pydantic import ValidationError as PydanticValidationError
 
 from arena.accounts.models import User
 from arena.accounts.services import token_get_or_create, token_user
+from arena.competitions.selectors import ladder_state
 from arena.errors import NotFound, RateLimited, Refused
 from arena.llm import selectors as llm_selectors
 from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
-from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, ladder_wait, leaderboard_page
+from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, leaderboard_page
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.services import submission_deactivate
@@ -313,6 +314,7 @@ class SubmissionFormIn(Schema):
 class LadderWaitOut(Schema):
     state: Literal[
         "inactive",
+        "paused",
         "playing",
         "queued",
         "next-pass",
@@ -412,7 +414,8 @@ def submission_detail(request: HttpRequest, submission_id: SubmissionId) -> Any:
     )
     return {
         **submission_selectors.submission_as_dict(submission),
-        "ladder": ladder_wait(submission=submission).as_dict(),
+        # An auto-paused one says why it left the ladder, not just "not active".
+        "ladder": ladder_state(submission=submission).as_dict(),
     }
 
 

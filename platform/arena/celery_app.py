@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from typing import Any
 
 from celery import Celery
@@ -56,8 +57,19 @@ def _ensure_broker_dirs() -> None:
             os.makedirs(options[key], exist_ok=True)
 
 
+def _quiet_root_warning() -> None:
+    # ``make run`` said it once for all its pools (``ARENA_ROOT_WARNED``).
+    from django.conf import settings
+
+    if getattr(settings, "ARENA_ROOT_WARNED", False):
+        warnings.filterwarnings(
+            "ignore", message="You're running the worker with superuser privileges"
+        )
+
+
 if os.environ.get("DJANGO_SETTINGS_MODULE"):
     try:
+        _quiet_root_warning()
         _ensure_broker_dirs()
     except Exception:  # settings not importable yet: the worker's start will say why
         logging.getLogger(__name__).debug("broker folders not prepared", exc_info=True)

@@ -455,11 +455,35 @@ ARENA_RANKED_PRINTS_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_PRINTS_RET
 ARENA_RANKED_LOG_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_LOG_RETENTION_DAYS", "0"))
 ARENA_HOUSE_USERNAME = "house"
 
+# The log says what an operator acts on (docs/operations.md, "Logs"): warnings, errors, and a
+# line when a process starts or stops. What happens every few seconds on a quiet site (a task
+# received and done, beat sending it) is DEBUG; a refused request (4xx) is not logged at all:
+# the visitor was told why. ARENA_LOG_LEVEL=DEBUG shows all of it again.
+ARENA_LOG_LEVEL = os.environ.get("ARENA_LOG_LEVEL", "INFO").upper()
+#: Set by ``make run`` for its children once it has said that it runs as root: each Celery
+#: worker pool would otherwise print Celery's eight-line superuser warning again.
+ARENA_ROOT_WARNED = env_bool("ARENA_ROOT_WARNED", False)
+#: Log each task received and done (and beat's sends) at INFO again, e.g. for a test that
+#: counts them; on by default at DEBUG.
+ARENA_LOG_TASKS = env_bool("ARENA_LOG_TASKS", ARENA_LOG_LEVEL == "DEBUG")
+_ROUTINE_LEVEL = ARENA_LOG_LEVEL if ARENA_LOG_TASKS else "WARNING"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "INFO")},
+    "formatters": {"plain": {"format": "[%(asctime)s: %(levelname)s/%(name)s] %(message)s"}},
+    "filters": {"refused": {"()": "arena.log_filters.RefusedRequests"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": ARENA_LOG_LEVEL},
+    "loggers": {
+        # Each 4xx answer (a 403 with the traceback of its PermissionDenied).
+        "django.request": {"filters": [] if ARENA_LOG_LEVEL == "DEBUG" else ["refused"]},
+        "django.security.csrf": {"filters": [] if ARENA_LOG_LEVEL == "DEBUG" else ["refused"]},
+        # "Task ... received", "Task ... succeeded in 0.01s", "Scheduler: Sending due task":
+        # one line each per task, every few seconds. A task's failure is ERROR: still shown.
+        "celery.app.trace": {"level": _ROUTINE_LEVEL},
+        "celery.worker.strategy": {"level": _ROUTINE_LEVEL},
+        "celery.beat": {"level": _ROUTINE_LEVEL},
+    },
 }
 
 # --- Bad input and throttles (README "Limits") -------------------------------------------------

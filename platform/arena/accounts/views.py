@@ -17,6 +17,7 @@ from arena.accounts.forms import DeleteAccountForm, EmailForm, SignUpForm
 from arena.accounts.models import User
 from arena.accounts.selectors import signed_in_user
 from arena.accounts.services import (
+    DELETED_USERNAME,
     email_change,
     email_verification_send,
     email_verification_token,
@@ -86,6 +87,8 @@ def account(request: HttpRequest) -> HttpResponse:
             "delete_form": DeleteAccountForm(),
             "email_enabled": settings.ARENA_EMAIL_ENABLED,
             "verification": settings.ARENA_EMAIL_VERIFICATION,
+            # The name its matches show once deleted (the same the deletion's message gives).
+            "deleted_name": DELETED_USERNAME.format(pk=user.pk),
         },
     )
 
@@ -119,7 +122,7 @@ def delete(request: HttpRequest) -> HttpResponse:
     form = DeleteAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            account_delete(user=user, password=form.cleaned_data["password"])
+            deleted = account_delete(user=user, password=form.cleaned_data["password"])
         except Refused as exc:
             form.add_error("password", exc.message)
         else:
@@ -127,7 +130,7 @@ def delete(request: HttpRequest) -> HttpResponse:
             messages.success(
                 request,
                 "Your account is deleted. Your agents left the ladders; the matches they played "
-                "stay, under the name “deleted user”.",
+                f"stay, under the name “{deleted.username}”.",
             )
             return redirect("catalog:home")
     return render(
@@ -138,6 +141,8 @@ def delete(request: HttpRequest) -> HttpResponse:
             "delete_form": form,
             "email_enabled": settings.ARENA_EMAIL_ENABLED,
             "verification": settings.ARENA_EMAIL_VERIFICATION,
+            # The name its matches show once deleted (the same the deletion's message gives).
+            "deleted_name": DELETED_USERNAME.format(pk=user.pk),
         },
         status=400 if request.method == "POST" else 200,
     )

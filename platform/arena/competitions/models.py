@@ -18,6 +18,9 @@ class ChallengePolicy(models.Model):
     min_rating = models.FloatField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "challenge policies"
+
     def __str__(self) -> str:
         return f"challenge policy of agent {self.agent_id}"
 

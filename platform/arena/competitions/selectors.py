@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.db import connection
@@ -29,7 +29,7 @@ from arena.accounts.models import User
 from arena.competitions.models import LadderPause
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
-from arena.ratings.selectors import fixed, url_maker
+from arena.ratings.selectors import LadderWait, fixed, ladder_wait, url_maker
 from arena.submissions.models import Agent, Submission
 
 #: Kinds whose matches anyone may see (a kind another app adds is public only if listed here).
@@ -53,6 +53,27 @@ def pause_flag() -> dict[str, Exists]:
             LadderPause.objects.filter(submission=OuterRef("pk"), cleared__isnull=True)
         )
     }
+
+
+def pause_in_force(*, submission: Submission) -> LadderPause | None:
+    """The auto-pause that keeps ``submission`` off its ladder now, if one does."""
+    return LadderPause.objects.filter(submission=submission, cleared__isnull=True).first()
+
+
+def ladder_state(*, submission: Submission) -> LadderWait:
+    """``ladder_wait``, except that a submission an auto-pause took off its ladder says so and
+    why (state ``paused``, the pause's reason, its latest forfeited match) instead of a bare
+    "not active": the submission page and ``GET /api/submissions/<id>`` read this."""
+    if not submission.active:
+        pause = pause_in_force(submission=submission)
+        if pause is not None:
+            since = pause.created.astimezone(UTC)
+            return LadderWait(
+                "paused",
+                f"paused: off the ladder since {since:%Y-%m-%d %H:%M} UTC: {pause.reason}",
+                max(pause.match_ids) if pause.match_ids else None,
+            )
+    return ladder_wait(submission=submission)
 
 
 def history_kinds() -> list[str]:

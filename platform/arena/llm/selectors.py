@@ -78,3 +78,11 @@ def match_spend_usd(*, match_id: int) -> Decimal:
 def match_model_calls(*, match_id: int) -> list[ModelCall]:
     """The ledger of one match, in call order."""
     return list(ModelCall.objects.filter(match_id=match_id).order_by("pk"))
+
+
+def match_uses_models(*, match_id: int, submission_ids: Iterable[int]) -> bool:
+    """Whether a match has anything to show of models: a model entrant among its seats, or a
+    model call in its ledger (a code agent's or a judge's)."""
+    return bool(model_entrant_ids(submission_ids)) or (
+        ModelCall.objects.filter(match_id=match_id).exists()
+    )

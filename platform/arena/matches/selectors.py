@@ -36,11 +36,26 @@ def match_get_visible(*, match_id: int, user: object) -> Match:
         match.public_from is not None and match.public_from <= timezone.now()
     )
     if not public and not owned_seats(match, user):
-        raise Forbidden(
-            "training, validation and unpublished tournament matches are visible to their owner"
-            " only"
-        )
+        raise Forbidden(PRIVATE_MATCH_TEXT.get(match.kind, PRIVATE_MATCH_TEXT[""]))
     return match
+
+
+#: Why someone who owns no seat may not open a match, by its kind (the rule that applies to it).
+PRIVATE_MATCH_TEXT = {
+    Match.Kind.TRAINING: "training matches are visible to their owner only",
+    Match.Kind.VALIDATION: (
+        "validation matches (an upload playing against itself) are visible to their owner only"
+    ),
+    Match.Kind.CHALLENGE: (
+        "a challenge is visible to the owners of its two agents only (the challenger's and the "
+        "challenged agent's)"
+    ),
+    Match.Kind.TOURNAMENT: (
+        "tournament games are visible to their agents' owners only until the tournament's "
+        "results are published"
+    ),
+    "": "this match is visible to the owners of its agents only",
+}
 
 
 def owned_seats(match: Match, user: object) -> set[int]:

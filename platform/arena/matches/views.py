@@ -4,7 +4,7 @@ while the match runs), and the per-call log, paginated."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -14,6 +14,7 @@ from django.utils.html import escape
 from django_htmx.http import trigger_client_event
 
 from arena.errors import Forbidden, NotFound
+from arena.llm.selectors import match_uses_models
 from arena.matches.models import Match
 from arena.matches.replays import match_replay
 from arena.matches.selectors import (
@@ -56,9 +57,15 @@ def _head_context(request: HttpRequest, match: Match, start: int) -> dict[str, o
 
 
 def detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The whole page: head (live while running), the player, and the turn log (loaded apart)."""
+    """The whole page: head (live while running), the player, and the turn log (loaded apart);
+    the link to the model calls only where a model played or was asked."""
     match = _visible(request, match_id)
-    return render(request, "matches/detail.html", _head_context(request, match, 0))
+    context = _head_context(request, match, 0)
+    seats = cast(list[dict[str, Any]], context["participants"])
+    context["uses_models"] = match_uses_models(
+        match_id=match.pk, submission_ids=[p["submission"] for p in seats]
+    )
+    return render(request, "matches/detail.html", context)
 
 
 def live(request: HttpRequest, match_id: int) -> HttpResponse:

@@ -14,6 +14,9 @@ everyone else sees:
 * of each round result: the game's public view of that seat's result;
 * of a forfeit: a neutral reason (``games.core.public_reason``), never the agent's text;
 * of a platform error: that there was one, not its traceback.
+
+The time each call took (``elapsed_ms``, ``wall_ms``, ``cpu_ms``) stays in every seat's public
+view, like a chess clock: anyone watching the match live sees how long each move took anyway.
 """
 
 from __future__ import annotations

@@ -116,6 +116,7 @@ class Delivery(models.Model):
     sent = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "deliveries"
         constraints = [
             models.UniqueConstraint(
                 fields=["notification", "channel"], name="delivery_once_per_channel"

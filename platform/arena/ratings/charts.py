@@ -19,6 +19,33 @@ def _ticks(low: float, high: float, count: int) -> list[float]:
     return [low + (high - low) * i / (count - 1) for i in range(count)]
 
 
+#: At most this many steps between labels along the games axis (it must read on a phone).
+MAX_GAME_STEPS = 6
+
+
+def game_axis_ticks(games: int) -> list[int]:
+    """Where the games axis is labelled: 0, then every ``step`` games (1, 2 or 5 times a power
+    of ten, at most ``MAX_GAME_STEPS`` steps), and the last game when it is more than half a
+    step past the last multiple (nearer, the two labels would touch). No label in the run is
+    skipped: rounding evenly spaced fractions (0, 1.25, 2.5, 3.75, 5) gave 0 1 2 4 5."""
+    if games <= 0:
+        return [0]
+    step = 1
+    while games / step > MAX_GAME_STEPS:
+        step = _next_step(step)
+    ticks = list(range(0, games + 1, step))
+    if games - ticks[-1] > step / 2:
+        ticks.append(games)
+    return ticks
+
+
+def _next_step(step: int) -> int:
+    """The next of 1, 2, 5, 10, 20, 50, ..."""
+    digits = str(step)
+    lead, zeros = int(digits[0]), len(digits) - 1
+    return int({1: 2, 2: 5, 5: 10}[lead] * 10**zeros)
+
+
 def rating_chart_svg(
     ratings: Sequence[float], *, width: int = 640, height: int = 220
 ) -> SafeString:
@@ -53,7 +80,7 @@ def rating_chart_svg(
             for v in _ticks(low, high, 3)
         ),
     )
-    game_ticks = sorted({round(g) for g in _ticks(0, games, min(games + 1, 5))})
+    game_ticks = game_axis_ticks(games)
     x_ticks = format_html_join(
         "",
         '<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis"/>'

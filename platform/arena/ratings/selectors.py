@@ -556,7 +556,8 @@ class LadderWait:
     """Why an entry is not playing a ranked match now, in words for its owner and the API.
 
     ``state``: ``inactive``, ``playing``, ``queued``, ``next-pass``, ``rematch-cooldown``,
-    ``opponents-busy`` or ``no-opponent``.
+    ``opponents-busy`` or ``no-opponent``; ``paused`` (an auto-pause took it off the ladder:
+    ``competitions.selectors.ladder_state``).
     """
 
     state: str

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.accounts.selectors import signed_in_user
-from arena.competitions.selectors import pause_flag
+from arena.competitions.selectors import pause_flag, pause_in_force
 from arena.competitions.views import agent_panel
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.selectors import (
@@ -178,6 +178,8 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "went_wrong": what_went_wrong(log),
         "training_form": TrainingForm(opponents=opponents),
         "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
+        # Off the ladder by an auto-pause: why, as the agent page says it.
+        "pause": None if submission.active else pause_in_force(submission=submission),
         "trainings": Match.objects.filter(
             kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
         ).order_by("-id")[:10],

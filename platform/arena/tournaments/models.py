@@ -164,6 +164,7 @@ class Entry(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "entries"
         ordering = ["seed", "id"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "owner"], name="entry_one_per_user")

@@ -87,6 +87,8 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "form": form,
             "my_entry": selectors.entry_of(tournament, request.user),
             "entrants": tournament.entries.count(),
+            # Publication waits for the last game: past its set time, say that, not the time.
+            "publish_due": tournament.publish_at <= now,
         },
     )
 

@@ -102,11 +102,22 @@ def validation_finished(*, match: Match, record: MatchRecord) -> None:
     failed = [s for s in record.seats if s.reason not in ("normal", None)]
     if failed:
         seat = failed[0]
+        # Not capitalised: a detail often starts with a method name ("on_turn did not answer").
         said = seat.detail.rstrip(".")
-        detail = (
-            f"In its self-play match (against itself) your agent {reason_text(seat.reason)}. "
-            f"{said[:1].upper()}{said[1:]}. Fix it and upload a new version."
-        )
+        if seat.reason == "crash" and model_entrant_of(submission) is not None:
+            # A model seat "crashes" only when its provider kept failing or refused the call
+            # (``llm_seat``): the operator's endpoint or key, nothing the entrant can change.
+            detail = (
+                "In its self-play match the platform could not get an answer from the model: "
+                f"{said}. The operator's endpoint refused the platform's key or request, or "
+                "could not be reached: nothing your entrant did, and nothing for you to fix. "
+                "Once the operator has fixed the endpoint, enter the model again."
+            )
+        else:
+            detail = (
+                f"In its self-play match (against itself) your agent "
+                f"{reason_text(seat.reason)}: {said}. Fix it and upload a new version."
+            )
         submission_services.submission_set_status(
             submission=submission, status="rejected", detail=detail
         )

@@ -178,8 +178,13 @@ def test_deleting_an_account_keeps_its_matches_under_an_anonymous_name(
 
     wrong = client.post("/accounts/delete/", {"password": "nope", "confirm": "on"})
     assert wrong.status_code == 400 and "not right" in wrong.content.decode()
+    # The page names the name the matches will show; the message after deleting, the same.
+    said = client.get("/accounts/").content.decode().split('id="delete-account"')[1]
+    assert f"“deleted-user-{user.pk}”" in said.split("</p>")[0]
     response = client.post("/accounts/delete/", {"password": "pw-dana-123", "confirm": "on"})
     assert response.status_code == 302
+    told = client.get(response.url).content.decode()
+    assert f"under the name “deleted-user-{user.pk}”" in told and "“deleted user”" not in told
 
     gone = User.objects.get(pk=user.pk)
     assert gone.username == f"deleted-user-{user.pk}" and not gone.is_active and not gone.email

@@ -80,6 +80,35 @@ def test_a_challenge_is_unrated_with_the_challengers_prints_only(
     assert {("bob", "challenge_received"), ("alice", "match_finished")} <= kinds
 
 
+def test_a_third_party_is_told_the_rule_of_challenges(
+    two_users: dict[str, Any], committed: Any, make_user: Any
+) -> None:
+    alice, a, b = (two_users[k] for k in ("alice", "a", "b"))
+    sent = committed(
+        lambda: post_json(alice, "/api/challenges", {"submission": a["id"], "agent": b["agent_id"]})
+    )
+    match_id = sent.json()["match"]
+    carol = Client()
+    carol.force_login(make_user("carol"))
+    for who in (carol, Client()):
+        page = who.get(f"/matches/{match_id}/")
+        assert page.status_code == 403
+        text = page.content.decode()
+        assert "a challenge is visible to the owners of its two agents only" in text
+        assert "training, validation" not in text
+        api = who.get(f"/api/matches/{match_id}")
+        assert api.status_code == 403
+        assert api.json()["error"].startswith("a challenge is visible to the owners"), api.json()
+    # A training match still says the rule of training.
+    training = committed(
+        lambda: post_json(
+            alice, "/api/training", {"submission": a["id"], "opponent": "house:random"}
+        )
+    )
+    refused = carol.get(f"/matches/{training.json()['match']}/").content.decode()
+    assert "training matches are visible to their owner only" in refused
+
+
 def test_opt_out_minimum_rating_and_wrong_targets_are_refused_with_reasons(
     two_users: dict[str, Any],
 ) -> None:

@@ -117,6 +117,14 @@ def test_a_wrong_key_rejects_the_entrant_with_the_reason(
     assert submission.status == "rejected"
     assert "refused the key (HTTP 401)" in submission.status_detail
     assert KEY not in submission.status_detail
+    assert_the_operators_failure_is_told(submission.status_detail)
+
+
+def assert_the_operators_failure_is_told(detail: str) -> None:
+    """A provider's refusal or absence is the operator's: the entrant's owner is not told that
+    their agent crashed or that they should fix it."""
+    assert "operator's endpoint refused" in detail and "nothing for you to fix" in detail
+    assert "crashed" not in detail and "upload a new version" not in detail
 
 
 def test_a_dead_endpoint_rejects_the_entrant_with_the_reason(
@@ -132,6 +140,7 @@ def test_a_dead_endpoint_rejects_the_entrant_with_the_reason(
     submission = enter(committed, make_user("alice"))
     assert submission.status == "rejected"
     assert "could not reach the model" in submission.status_detail
+    assert_the_operators_failure_is_told(submission.status_detail)
 
 
 def test_trains_against_a_house_bot_then_plays_ranked_against_code_on_the_same_ladder(

@@ -232,3 +232,56 @@ def test_a_running_match_shows_others_the_public_view_only(
         assert entry["action"] == {"type": "call"}, who  # betting is public as it happens
         page = client.get(f"/matches/{match.pk}/events/0/").content.decode()
         assert "As" not in page and "secret" not in page, who
+
+
+def test_the_time_each_call_took_is_public_and_the_page_says_so(
+    make_user: Any, viewers: dict[str, Client]
+) -> None:
+    # The rule: prints, errors and refusal reasons are the owner's; timings are public, like a
+    # chess clock (a live viewer sees how long each move took anyway). Page, API and log
+    # download agree with each other and with what the page says.
+    alice, match = alice_starter_ranked(make_user, "simple-card", "random", {})
+    own = api_log(alice, match.pk)
+    turns = [e for e in own if e["method"] == "on_turn"]
+    assert turns and all(isinstance(e["elapsed_ms"], float) for e in turns)
+    page = alice.get(f"/matches/{match.pk}/").content.decode()
+    said = page.split('id="log-visibility"')[1].split("</p>")[0]
+    assert "for your agent only" in said and "the time each call took is public" in said
+    assert "timings are shown for your agent only" not in page
+    for who, client in viewers.items():
+        shown = {e["seq"]: e for e in api_log(client, match.pk)}
+        for e in turns:  # the download: the same times for both seats
+            assert shown[e["seq"]]["elapsed_ms"] == e["elapsed_ms"], (who, e["seat"])
+        calls = client.get(f"/matches/{match.pk}/calls/").content.decode()
+        for e in turns[:5]:  # the page's turn log
+            row = calls.split(f'data-seq="{e["seq"]}"')[1].split("</tr>")[0]
+            assert f'class="log-ms">{e["elapsed_ms"]:.1f}<' in row, (who, row)
+        text = client.get(f"/matches/{match.pk}/").content.decode()
+        said = text.split('id="log-visibility"')[1].split("</p>")[0]
+        assert "the time each call took is public" in said, who
+
+
+def test_the_model_calls_link_only_where_a_model_played_or_was_asked(make_user: Any) -> None:
+    from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
+
+    alice, match = alice_starter_ranked(make_user, "simple-card", "random", {})
+    for client in (alice, Client()):
+        page = client.get(f"/matches/{match.pk}/").content.decode()
+        assert 'id="model-calls-link"' not in page and "Model calls" not in page
+    model = LanguageModel.objects.create(
+        name="fake", display_name="Fake", base_url="http://127.0.0.1:9/v1", model_id="fake"
+    )
+    seat = match.participants.get(seat=0)
+    # A model seat (before it has made a call: a queued match)...
+    entrant = ModelEntrantConfig.objects.create(
+        submission=seat.submission, model=model, max_tokens=64
+    )
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    assert 'id="model-calls-link"' in page and f"/llm/matches/{match.pk}/" in page
+    entrant.delete()
+    # ... or a model call of a code seat (or a judge) in the match's ledger.
+    ModelCall.objects.create(
+        match_id=match.pk, seat=0, submission=seat.submission, model=model, outcome="answered"
+    )
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    assert 'id="model-calls-link"' in page and f"/llm/matches/{match.pk}/" in page

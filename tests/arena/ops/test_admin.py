@@ -93,3 +93,21 @@ def test_time_limits_come_from_the_game_and_leave_room_for_every_call() -> None:
     assert 300 <= hard <= 6 * 3600 and soft < hard
     match.timed = False
     assert match_time_limits_s(match)[1] > hard  # untimed calls may take 60 s each
+
+
+def test_the_admin_names_each_kind_of_row_in_english(admin_client: Client) -> None:
+    from django.apps import apps
+
+    # Django's default plural adds an "s": "Challenge policys", "Deliverys", "Entrys".
+    wrong = {}
+    for model in apps.get_models():
+        singular, plural = str(model._meta.verbose_name), str(model._meta.verbose_name_plural)
+        if singular[-1:] == "y" and singular[-2:-1] not in "aeiou" and plural == singular + "s":
+            wrong[model.__name__] = plural
+        if singular.endswith(("s", "x", "ch", "sh")) and plural == singular + "s":
+            wrong[model.__name__] = plural
+    assert wrong == {}
+    index = admin_client.get("/admin/").content.decode()
+    for plural in ("Challenge policies", "Deliveries"):
+        assert plural in index
+    assert "policys" not in index and "Deliverys" not in index

@@ -95,3 +95,21 @@ def test_the_rating_chart_has_labelled_axes() -> None:
     assert ">1200<" in svg and ">1251<" in svg  # the Elo scale's ends
     assert ">0<" in svg and ">4<" in svg  # the games scale's ends
     assert str(rating_chart_svg([1200.0])) == ""
+
+
+def test_the_games_axis_labels_every_step_and_skips_none() -> None:
+    from arena.ratings.charts import MAX_GAME_STEPS, game_axis_ticks, rating_chart_svg
+
+    for games in range(1, 2001):
+        ticks = game_axis_ticks(games)
+        step = ticks[1] - ticks[0]
+        assert ticks[0] == 0 and ticks[-1] <= games, (games, ticks)
+        evenly = [t for t in ticks if t % step == 0]
+        # Every multiple of the step up to the end is labelled, then perhaps the last game.
+        assert evenly == list(range(0, games + 1, step)), (games, ticks)
+        assert ticks[len(evenly) :] in ([], [games]), (games, ticks)
+        assert len(evenly) - 1 <= MAX_GAME_STEPS, (games, ticks)
+    # Five games: 0 1 2 3 4 5 (rounding fractions of the axis once gave 0 1 2 4 5).
+    svg = str(rating_chart_svg([1200.0, 1210.0, 1190.0, 1220.0, 1230.0, 1205.0]))
+    labels = [int(x) for x in re.findall(r'text-anchor="middle">(\d+)<', svg)]
+    assert labels == [0, 1, 2, 3, 4, 5]

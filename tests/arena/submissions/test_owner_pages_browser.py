@@ -311,3 +311,65 @@ def test_a_rejections_reason_is_prominent_and_its_traceback_shown_once(
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(Path(SHOTS) / "desktop-rejected.png"))
+
+
+#: A simple-card agent that prints one long line each turn (what training is for).
+PRINTER = """
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        print("my print on turn", state["turn"], "-" * 120)
+        return {"type": "play_card", "card": max(state["hand"])}
+"""
+
+#: Where an element sits on the screen.
+RECT = "const r = arguments[0].getBoundingClientRect(); return [r.left, r.right, r.top];"
+
+
+def test_at_phone_width_each_call_of_the_turn_log_is_read_without_scrolling(
+    driver: Any, live_server: Any, make_user: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    user = make_user("phone-trainer")
+    match = training(user, accepted(user, PRINTER), {"rounds": 3, "hand_size": 3})
+    match_run(match_id=match.pk)
+    sign_in(driver, live_server, user)
+    cells = "#log tbody tr.mine td.log-prints pre.stdout"
+    at_phone_width(driver)
+    try:
+        driver.get(f"{live_server.url}/matches/{match.pk}/")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, cells), 20)
+        if SHOTS:
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            driver.find_element(By.ID, "turn-log").screenshot(
+                str(Path(SHOTS) / "phone-turn-log.png")
+            )
+        row = driver.find_element(By.CSS_SELECTOR, cells).find_element(By.XPATH, "../..")
+        for part in ("td.log-prints pre.stdout", "td.log-returned code", "td.log-ms"):
+            left, right, _ = driver.execute_script(RECT, row.find_element(By.CSS_SELECTOR, part))
+            assert left >= 0 and right <= PHONE_WIDTH_PX, f"{part} spans {left}-{right} px"
+        assert "my print on turn" in row.find_element(By.CSS_SELECTOR, "td.log-prints").text
+        unit = driver.execute_script(
+            "return getComputedStyle(arguments[0], '::after').content",
+            row.find_element(By.CSS_SELECTOR, "td.log-ms"),
+        )
+        assert unit == '" ms"', unit  # without its column's heading, the time says its unit
+        width = driver.execute_script("return document.scrollingElement.scrollWidth")
+        assert width <= PHONE_WIDTH_PX, f"the page is {width} px wide"
+    finally:
+        at_desktop_width(driver)
+    # A desktop keeps the table: the prints are a column beside the time.
+    driver.set_window_size(1280, 1000)
+    driver.get(f"{live_server.url}/matches/{match.pk}/")
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, cells), 20)
+    assert driver.find_element(By.CSS_SELECTOR, "#log thead").is_displayed()
+    row = driver.find_element(By.CSS_SELECTOR, cells).find_element(By.XPATH, "../..")
+    ms_left, _, ms_top = driver.execute_script(RECT, row.find_element(By.CSS_SELECTOR, "td.log-ms"))
+    prints_left, prints_right, prints_top = driver.execute_script(
+        RECT, row.find_element(By.CSS_SELECTOR, "td.log-prints")
+    )
+    assert prints_left > ms_left and abs(prints_top - ms_top) < 2 and prints_right <= 1280
+    if SHOTS:
+        driver.find_element(By.ID, "turn-log").screenshot(str(Path(SHOTS) / "desktop-turn-log.png"))

@@ -188,3 +188,69 @@ def test_the_api_size_error_reports_the_real_size(make_user: Any) -> None:
     body = response.content.decode()
     assert response.status_code in (400, 422), body
     assert "5,242,929 bytes" in body, body
+
+
+def test_an_auto_paused_version_says_why_on_its_page_and_in_the_api(make_user: Any) -> None:
+    from arena.accounts.services import token_get_or_create
+    from arena.competitions.models import LadderPause
+    from arena.submissions.services import submission_create, submission_set_status
+
+    from games.core import get_game_spec
+
+    ann = make_user("ann")
+    source = get_game_spec("simple-card").starter_source()
+    submission = submission_set_status(
+        submission=submission_create(owner=ann, data=source.encode()), status="accepted"
+    )
+    reason = (
+        f"{submission.label} forfeited its last 3 ranked matches in a row (3 × crashed), so it "
+        "was taken off the ladder."
+    )
+    LadderPause.objects.create(submission=submission, reason=reason, match_ids=[41, 40, 39])
+    client = Client()
+    client.force_login(ann)
+    page = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert 'id="autopause"' in page and escape(reason) in page and "Off the ladder since" in page
+    assert 'href="/matches/41/"' in page
+    ladder = Client(HTTP_AUTHORIZATION=f"Token {token_get_or_create(user=ann).key}").get(
+        f"/api/submissions/{submission.pk}"
+    )
+    assert ladder.status_code == 200, ladder.content
+    wait = ladder.json()["ladder"]
+    assert wait["state"] == "paused" and reason in wait["text"] and wait["match"] == 41
+    assert "off the ladder since" in wait["text"]
+    # Put back on the ladder, the pause is history: neither says it any more.
+    from arena.workflows.submissions import submission_activate
+
+    submission_activate(submission=submission, user=ann)
+    assert 'id="autopause"' not in client.get(f"/submissions/{submission.pk}/").content.decode()
+
+
+#: An agent whose on_turn never answers in time.
+SLEEPER = """
+import time
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        time.sleep(30)
+"""
+
+
+def test_a_timeout_in_self_play_names_the_method_as_written(
+    make_user: Any, committed: Any, settings: Any
+) -> None:
+    from arena.submissions.models import Submission
+
+    settings.ARENA_TURN_TIMEOUT_S = 0.3
+    client = signed_in(make_user, "ann")
+    upload = SimpleUploadedFile("slow.py", SLEEPER.encode())
+    committed(lambda: client.post("/submissions/upload/", {"file": upload}))
+    submission = Submission.objects.get()
+    assert submission.status == "rejected", submission.status_detail
+    detail = submission.status_detail
+    assert "on_turn did not answer" in detail and "On_turn" not in detail
+    page = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert "on_turn did not answer" in page and "On_turn" not in page

@@ -481,3 +481,35 @@ def test_entrants_are_told_when_too_few_can_play_and_it_is_cancelled(
     assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.CANCELLED
     told = Notification.objects.get(user=entries[0].owner)
     assert told.kind == Kind.TOURNAMENT_CANCELLED and "cancelled" in told.subject
+
+
+def test_a_running_tournament_past_its_publication_time_says_when_results_come(
+    make_user: Callable[..., User], starter_source: str
+) -> None:
+    from arena_cli.tournament_cmd import _publication
+
+    t, _ = field(make_user, starter_source, 4, format="swiss", swiss_rounds=3, games_per_pairing=2)
+    freeze_now(t)
+    services.tournaments_tick()
+    past = timezone.now() - timedelta(minutes=5)
+    Tournament.objects.filter(pk=t.pk).update(publish_at=past)
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.RUNNING
+    page = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    said = page.split('id="not-published">')[1].split("</p>")[0]
+    stamp = f"{past:%Y-%m-%d %H:%M}"
+    assert f"results are published {stamp}" not in said, said
+    assert "as soon as the last game is over" in said and "has passed" in said, said
+    schedule = page.split('id="schedule"')[1].split("</table>")[0]
+    assert "that time has passed: published once the last game is over" in schedule, schedule
+    body = Client().get(f"/api/tournaments/{t.pk}").json()
+    told = _publication(body)
+    assert "when the last game is over" in told and "has passed" in told, told
+    # Before the set time, the time itself is the answer.
+    future = timezone.now() + timedelta(hours=1)
+    Tournament.objects.filter(pk=t.pk).update(publish_at=future)
+    said = Client().get(f"/tournaments/{t.pk}/").content.decode().split('id="not-published">')[1]
+    assert f"results are published {future:%Y-%m-%d %H:%M} UTC" in said.split("</p>")[0]
+    assert _publication(Client().get(f"/api/tournaments/{t.pk}").json()).startswith(
+        "results are published at"
+    )

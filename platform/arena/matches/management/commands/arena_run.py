@@ -245,6 +245,15 @@ class Command(BaseCommand):
             f"sandbox: {backend}; broker: {broker}; database: "
             f"{settings.DATABASES['default']['NAME']}"
         )
+        if os.geteuid() == 0:
+            # Once here, instead of Celery's eight lines from each worker pool.
+            self.stderr.write(
+                self.style.WARNING(
+                    "running as root: the Celery workers run as root too, which Celery advises "
+                    "against; run `make run` as an ordinary user (one who may use Docker)"
+                )
+            )
+            env["ARENA_ROOT_WARNED"] = "1"
         concurrency = {
             "worker": options["concurrency"],
             "interactive worker": settings.ARENA_INTERACTIVE_CONCURRENCY,
