@@ -89,8 +89,9 @@ class _TrustedHandle(InProcessAgentHandle):
 def trusted_handle(factory: Callable[[], Any], *, name: str) -> AgentHandle:
     """A handle for a trusted agent (a house bot) playing in this process against sandboxed
     ones: it runs only once the kernel confirmed every opponent frozen, so a sandboxed agent
-    gets no CPU during a house bot's turn either."""
-    return _TrustedHandle(factory=factory, display_name=name)
+    gets no CPU during a house bot's turn either. The seat is the platform's (``platform_seat``):
+    a house bot that overruns its budget is a platform error, never the opponent's win."""
+    return _TrustedHandle(factory=factory, display_name=name, platform_seat=True)
 
 
 def detect_backend(limits: SandboxLimits | None = None) -> str:
