@@ -19,8 +19,10 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
 * ``detect_backend()`` says which backend this machine can use;
 * ``remove_orphans(instance=...)`` removes the instance's sandbox containers a dead worker left
-  behind; ``match_containers(instance=...)`` / ``remove_containers(ids)`` find and remove the
-  ones of a match that is over (the platform knows which matches are);
+  behind; ``remove_process_containers(instance=..., pids=...)`` every one that the given
+  processes made (a supervisor that stopped them); ``match_containers(instance=...)`` /
+  ``remove_containers(ids)`` find and remove the ones of a match that is over (the platform
+  knows which matches are);
 * ``start_warm_pool(limits, size, instance=...)`` / ``drain_warm_pool()``: this process's warm
   pool of docker sandboxes (``sandbox/pool.py``);
 * ``containers_by_instance()`` / ``remove_unlabelled_containers()``: for an operator's explicit
@@ -127,6 +129,16 @@ def remove_orphans(*, instance: str = PROCESS_INSTANCE) -> int:
     return remove_orphan_containers(instance=instance)
 
 
+def remove_process_containers(*, instance: str, pids: set[int] | frozenset[int]) -> int:
+    """Remove every sandbox container of ``instance`` created by one of the processes ``pids``
+    of this host, whatever its state; return how many (0 when no engine answers). For a
+    supervisor that has just stopped those processes: a warm pool's idle containers and a cut
+    match's go with them."""
+    from sandbox.reaper import remove_process_containers
+
+    return remove_process_containers(instance=instance, pids=pids)
+
+
 def containers_by_instance() -> dict[str, list[str]]:
     """Every docker sandbox on this engine by instance (``""``: made before instances existed)."""
     from sandbox.reaper import containers_by_instance
@@ -172,6 +184,7 @@ __all__ = [
     "match_containers",
     "remove_containers",
     "remove_orphans",
+    "remove_process_containers",
     "remove_unlabelled_containers",
     "start_warm_pool",
     "trusted_handle",
