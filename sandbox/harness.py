@@ -438,7 +438,8 @@ def _mark() -> tuple[float, float, tuple[int, int, int, int] | None]:
 
 def _window(mark: tuple[float, float, tuple[int, int, int, int] | None]) -> dict[str, float]:
     """The agent's own time since ``mark``, in ms: the wall window less what the host's load
-    took from it (charged), and its process's CPU time (logged)."""
+    took from it, never less than the CPU time its process used in it (charged); and that CPU
+    time (logged). The kernel's per-thread counters lag a little: the CPU time is exact."""
     started, cpu_started, counters = mark
     wall_ns = (time.perf_counter() - started) * 1e9
     cpu_ms = (time.process_time() - cpu_started) * 1000
@@ -446,7 +447,8 @@ def _window(mark: tuple[float, float, tuple[int, int, int, int] | None]) -> dict
     end = _contention() if counters is not None else None
     if counters is not None and end is not None:
         host_ns = min(_host_wait_ns(counters, end), int(wall_ns))
-    return {"elapsed_ms": (wall_ns - host_ns) / 1e6, "cpu_ms": cpu_ms}
+    charged_ms = max((wall_ns - host_ns) / 1e6, min(cpu_ms, wall_ns / 1e6))
+    return {"elapsed_ms": charged_ms, "cpu_ms": cpu_ms}
 
 
 class _LoadError(Exception):
