@@ -290,8 +290,10 @@ class Supervisor:
         try:
             requeued = matches_requeue_interrupted(worker_pids=workers)
         except Exception as exc:  # the database or the broker is away: the next start does it
-            self.say(f"the matches cut by the stop could not be queued again now ({exc}); ")
-            self.say("the next start queues them again")
+            self.say(
+                f"the matches cut by the stop could not be queued again now ({exc}); the next "
+                "start queues them again"
+            )
         else:
             if requeued:
                 self.say(f"{requeued} matches cut by the stop are queued again")
@@ -424,9 +426,13 @@ class Command(BaseCommand):
         _become_subreaper()
         # A run killed without a clean stop left matches running that nobody plays: hand them
         # back before the workers start.
-        handed_back = matches_requeue_interrupted()
-        if handed_back:
-            say(f"{handed_back} matches a previous run left running are queued again")
+        try:
+            handed_back = matches_requeue_interrupted()
+        except Exception as exc:  # the broker is away: the sweeper re-queues them later
+            say(f"the matches a previous run left running are not queued again yet ({exc})")
+        else:
+            if handed_back:
+                say(f"{handed_back} matches a previous run left running are queued again")
         # SIGINT too, explicitly: a shell that starts `make run &` hands it down ignored, and
         # `kill -INT` (or Ctrl-C after `fg`) must still stop everything.
         stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
