@@ -333,8 +333,9 @@ def test_arena_run_started_in_the_background_stops_on_sigint(tmp_path: Path) -> 
     assert "stopping" in (tmp_path / "run.log").read_text()
 
 
-#: An agent that thinks 6 s a move against the house bot ``highest`` (its training match runs
-#: long enough to be cut by a stop) and plays at once against itself (its validation is quick).
+#: An agent that thinks 30 s a move against the house bot ``highest`` (its untimed training match
+#: runs a minute and a half, long enough to be seen running and cut by a stop however slowly a
+#: loaded host answers) and plays at once against itself (its validation is quick).
 SLOW_TRAINEE = """
 import time
 
@@ -350,7 +351,7 @@ class Agent:
 
     def on_turn(self, state):
         if self.slow:
-            time.sleep(6)
+            time.sleep(30)
         return {"type": "play_card", "card": state["hand"][0]}
 """
 
@@ -435,12 +436,15 @@ def test_ctrl_c_mid_match_leaves_no_container_and_the_cut_match_is_played_again(
             body={"submission": submission["id"], "opponent": "house:highest", "timed": False},
         )
         match_id = int(started["match"])
-        _wait(
-            lambda: _match_row(env, match_id)["status"] == "running"
-            and any(f"-match-{match_id}-" in c for c in _instance_containers(instance)),
-            600,  # a bound, not a measurement: a loaded host validates and starts slowly
-            "the training match to run in its container",
-        )
+
+        def running_in_its_container() -> bool:
+            status = _match_row(env, match_id)["status"]
+            assert status in ("queued", "running"), f"the match ended before the stop: {status}"
+            bound = any(f"-match-{match_id}-" in c for c in _instance_containers(instance))
+            return status == "running" and bound
+
+        # A bound, not a measurement: a loaded host validates and starts slowly.
+        _wait(running_in_its_container, 600, "the training match to run in its container")
         before = _instance_containers(instance)
         _stop_with_ctrl_c(proc)
         after = _instance_containers(instance)
