@@ -448,6 +448,7 @@ def test_ctrl_c_mid_match_leaves_no_container_and_the_cut_match_is_played_again(
         before = _instance_containers(instance)
         _stop_with_ctrl_c(proc)
         after = _instance_containers(instance)
+        print(f"containers of {instance} before Ctrl-C: {before}; after: {after}")
         assert after == [], f"containers outlived the stop (before it: {before})"
         row = _match_row(env, match_id)
         assert row["status"] == "queued", row  # handed back, not forfeited nor left running
