@@ -13,8 +13,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO
@@ -52,28 +53,117 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout_s: float = 90.0) -> bool:
+#: How long a process being waited for may go without using any CPU before the wait gives up
+#: (it hangs); and the longest wait for a process that keeps working (a loaded host).
+STALL_S = 120.0
+WAIT_CAP_S = 900.0
+
+
+def _tree_cpu_s(pid: int) -> float | None:
+    """CPU seconds used by ``pid`` and its children (``/proc``; ``None`` where there is none)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total, found = 0.0, False
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, ..., utime (index 11), stime (12).
+        if int(entry.name) == pid or (len(fields) > 1 and int(fields[1]) == pid):
+            found = True
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total if found else None
+
+
+def wait_while_working(
+    check: Callable[[], bool],
+    *,
+    process: subprocess.Popen[bytes],
+    what: str,
+    stall_s: float = STALL_S,
+    cap_s: float = WAIT_CAP_S,
+    every_s: float = 0.2,
+) -> None:
+    """Return once ``check()`` is true, waiting as long as ``process`` lives and makes progress.
+
+    A server starting on a loaded host (load 8-20 on two cores) takes minutes where an idle one
+    takes seconds, so a fixed short timeout fails the first and a long one makes a hung server
+    cost the whole of it. This waits while ``process`` is alive and its CPU time (with its
+    children's) keeps growing; it raises ``RuntimeError`` saying which at once when the process
+    exits, after ``stall_s`` without any CPU used, or after ``cap_s`` in all.
+    """
+    began = time.monotonic()
+    last_cpu, last_progress = _tree_cpu_s(process.pid), began
+    while not check():
+        now = time.monotonic()
+        code = process.poll()
+        if code is not None:
+            raise RuntimeError(f"{what}: the process exited (code {code}) before it was ready")
+        cpu = _tree_cpu_s(process.pid)
+        if cpu is None or last_cpu is None or cpu > last_cpu:
+            last_cpu, last_progress = cpu, now
+        if now - last_progress > stall_s:
+            raise RuntimeError(f"{what}: the process used no CPU for {stall_s:.0f} s (hung?)")
+        if now - began > cap_s:
+            raise RuntimeError(f"{what}: not ready after {cap_s:.0f} s though it kept working")
+        time.sleep(every_s)
+
+
+def port_open(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:``port`` now."""
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_for_port(
+    port: int, timeout_s: float = 90.0, *, process: subprocess.Popen[bytes] | None = None
+) -> bool:
     """True once something accepts connections on 127.0.0.1:port; False after ``timeout_s`` (a
-    generous bound: a server starting on a busy CI host)."""
+    generous bound: a server starting on a busy CI host). With ``process`` (the server), the
+    wait lasts as long as that process lives and works instead (``wait_while_working``), and
+    ``timeout_s`` is ignored."""
+    if process is not None:
+        try:
+            wait_while_working(lambda: port_open(port), process=process, what=f"port {port}")
+        except RuntimeError:
+            return False
+        return True
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return True
+        if port_open(port):
+            return True
         time.sleep(0.1)
     return False
 
 
-def wait_http(url: str, timeout_s: float = 30.0) -> None:
-    """Return once ``url`` answers HTTP (any status but an error); raise after ``timeout_s``."""
+def _answers(url: str, timeout_s: float) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s):  # noqa: S310 - our loopback server
+            return True
+    except urllib.error.HTTPError:
+        return True  # an error status is an answer
+    except OSError:
+        return False
+
+
+def wait_http(
+    url: str, timeout_s: float = 30.0, *, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    """Return once ``url`` answers HTTP (any status); raise after ``timeout_s``, or, with
+    ``process`` (the server), once it exits or stops working (``wait_while_working``). Each try
+    waits up to 30 s for its answer: a server's first request loads the whole site, which takes
+    seconds on a loaded host."""
+    if process is not None:
+        wait_while_working(lambda: _answers(url, 30.0), process=process, what=url)
+        return
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own loopback server
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer")
+        if _answers(url, max(0.5, min(30.0, deadline - time.monotonic()))):
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout_s:.0f} s")
 
 
 def celery_command(*args: str) -> list[str]:

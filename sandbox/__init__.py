@@ -20,8 +20,10 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
 * ``detect_backend()`` says which backend this machine can use;
 * ``remove_orphans(instance=...)`` removes the instance's sandbox containers a dead worker left
-  behind; ``match_containers(instance=...)`` / ``remove_containers(ids)`` find and remove the
-  ones of a match that is over (the platform knows which matches are);
+  behind; ``remove_process_containers(instance=..., pids=...)`` every one that the given
+  processes made (a supervisor that stopped them); ``match_containers(instance=...)`` /
+  ``remove_containers(ids)`` find and remove the ones of a match that is over (the platform
+  knows which matches are);
 * ``start_warm_pool(limits, size, instance=...)`` / ``drain_warm_pool()``: this process's warm
   pool of docker sandboxes (``sandbox/pool.py``);
 * ``configure_reuse(...)`` / ``discard_reused(key)`` / ``drain_reused()``: this process's idle
@@ -105,8 +107,9 @@ class _TrustedHandle(InProcessAgentHandle):
 def trusted_handle(factory: Callable[[], Any], *, name: str) -> AgentHandle:
     """A handle for a trusted agent (a house bot) playing in this process against sandboxed
     ones: it runs only once the kernel confirmed every opponent frozen, so a sandboxed agent
-    gets no CPU during a house bot's turn either."""
-    return _TrustedHandle(factory=factory, display_name=name)
+    gets no CPU during a house bot's turn either. The seat is the platform's (``platform_seat``):
+    a house bot that overruns its budget is a platform error, never the opponent's win."""
+    return _TrustedHandle(factory=factory, display_name=name, platform_seat=True)
 
 
 def detect_backend(limits: SandboxLimits | None = None) -> str:
@@ -140,6 +143,16 @@ def remove_orphans(*, instance: str = PROCESS_INSTANCE) -> int:
     from sandbox.reaper import remove_orphan_containers
 
     return remove_orphan_containers(instance=instance)
+
+
+def remove_process_containers(*, instance: str, pids: set[int] | frozenset[int]) -> int:
+    """Remove every sandbox container of ``instance`` created by one of the processes ``pids``
+    of this host, whatever its state; return how many (0 when no engine answers). For a
+    supervisor that has just stopped those processes: a warm pool's idle containers and a cut
+    match's go with them."""
+    from sandbox.reaper import remove_process_containers
+
+    return remove_process_containers(instance=instance, pids=pids)
 
 
 def containers_by_instance() -> dict[str, list[str]]:
@@ -212,6 +225,7 @@ __all__ = [
     "match_containers",
     "remove_containers",
     "remove_orphans",
+    "remove_process_containers",
     "remove_unlabelled_containers",
     "start_warm_pool",
     "trusted_handle",

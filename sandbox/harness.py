@@ -22,8 +22,9 @@ Protocol (one JSON object a line, both ways; docs/architecture.md, "The sandbox 
   "elapsed_ms", "cpu_ms"}``, plus ``"fatal": true`` when the agent ended its own process
   (``sys.exit`` in a hook) and the harness exits right after the reply. ``elapsed_ms`` is the wall
   time of the agent's own method (or of loading it), measured here around that call and nothing
-  else: the referee charges it to the agent's budget; ``cpu_ms`` is the CPU time the whole process
-  used in that window (for the log). The controller trusts neither beyond its own backstop.
+  else, less the time the host's other programs kept it from a CPU (``_host_wait_ns``): the
+  referee charges it to the agent's budget; ``cpu_ms`` is the CPU time the whole process used in
+  that window (for the log). The controller trusts neither beyond its own backstop.
 
 A result must be JSON without NaN or infinities (refused here as ``InvalidReply``, as in
 process). The controller checks every reply again and more strictly (bounded size and nesting,
@@ -295,7 +296,7 @@ class Harness:
                 f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
             )
             return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
-        started, cpu_started = time.perf_counter(), time.process_time()
+        mark = _mark()
         error = None
         try:
             self.agent = _instantiate(str(request["source"]), str(request["game"]))
@@ -305,7 +306,7 @@ class Harness:
             error = _error("SystemExit", f"the agent called sys.exit({exc.code!r}) while loading")
         except BaseException as exc:  # the agent's own code failed: tell its owner why
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
-        reply: dict[str, Any] = {"ok": error is None, **_window(started, cpu_started)}
+        reply: dict[str, Any] = {"ok": error is None, **_window(mark)}
         if error is None:
             reply["result"] = {"protocol": PROTOCOL_VERSION}
         else:
@@ -318,7 +319,7 @@ class Harness:
         if self.agent is None or method not in LIFECYCLE_METHODS:
             return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
         ok, result, error, fatal = True, None, None, False
-        started, cpu_started = time.perf_counter(), time.process_time()
+        mark = _mark()
         try:
             hook = getattr(self.agent, str(method), None)
             raw = None if hook is None else hook(request.get("payload"))
@@ -328,7 +329,7 @@ class Harness:
         except BaseException as exc:  # the agent's exception: the referee decides its cost
             ok = False
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
-        window = _window(started, cpu_started)
+        window = _window(mark)
         if ok and hook is not None:
             try:
                 # Serialised here so a reply JSON cannot carry fails like the in-process one.
@@ -346,12 +347,112 @@ class Harness:
         return reply, fatal
 
 
-def _window(started: float, cpu_started: float) -> dict[str, float]:
-    """The agent's own time since ``started``: wall (charged) and CPU (logged), in ms."""
-    return {
-        "elapsed_ms": (time.perf_counter() - started) * 1000,
-        "cpu_ms": (time.process_time() - cpu_started) * 1000,
-    }
+#: The sandbox's CPU counters (its cgroup, as the container sees it): (file of the CPU time its
+#: processes used, unit in ns; file and key of the time the CPU quota held it back, unit in ns).
+#: cgroup v1 (separate or joined controllers) and v2; none readable: no time is taken off.
+_CGROUP_COUNTERS = (
+    (
+        "/sys/fs/cgroup/cpuacct/cpuacct.usage",
+        "",
+        1,
+        "/sys/fs/cgroup/cpu/cpu.stat",
+        "throttled_time",
+        1,
+    ),
+    (
+        "/sys/fs/cgroup/cpu,cpuacct/cpuacct.usage",
+        "",
+        1,
+        "/sys/fs/cgroup/cpu,cpuacct/cpu.stat",
+        "throttled_time",
+        1,
+    ),
+    (
+        "/sys/fs/cgroup/cpu.stat",
+        "usage_usec",
+        1000,
+        "/sys/fs/cgroup/cpu.stat",
+        "throttled_usec",
+        1000,
+    ),
+)
+#: This thread's scheduler counters: ns on a CPU, ns waiting on a run queue, time slices.
+_THREAD_SCHEDSTAT = "/proc/thread-self/schedstat"
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def _counter(path: str, key: str) -> int:
+    """A number from a counter file: its whole content, or the value after ``key``."""
+    text = _read(path).decode("ascii")
+    if not key:
+        return int(text)
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    raise ValueError(key)
+
+
+def _contention() -> tuple[int, int, int, int] | None:
+    """(CPU ns the sandbox used, ns its quota held it back, ns this thread ran, ns it waited for
+    a CPU) now, or ``None`` when the counters cannot be read."""
+    try:
+        run, wait = (int(x) for x in _read(_THREAD_SCHEDSTAT).split()[:2])
+    except (OSError, ValueError):
+        return None
+    for usage_path, usage_key, usage_ns, stat_path, throttled_key, throttled_ns in _CGROUP_COUNTERS:
+        try:
+            used = _counter(usage_path, usage_key) * usage_ns
+            throttled = _counter(stat_path, throttled_key) * throttled_ns
+        except (OSError, ValueError):
+            continue
+        return used, throttled, run, wait
+    return None
+
+
+def _host_wait_ns(before: tuple[int, int, int, int], after: tuple[int, int, int, int]) -> int:
+    """The time in a window that the host's other programs kept the agent from a CPU.
+
+    The agent's thread waited ``wait`` ns on a run queue. Part of that it owes itself: while it
+    waited its own other processes and threads could run (``used - run``, the sandbox's CPU time
+    beyond this thread's: a fork bomb's children, its worker threads), and its CPU quota could
+    hold the whole sandbox back because it had used it up (``throttled``). The rest it waited for
+    CPUs that programs outside its sandbox held (a loaded host): not its time. Counted this way
+    an agent can only lose: its own processes' CPU time is taken from the discount even when it
+    ran beside the waiting thread, on another core. The kernel brings the sandbox's total up to
+    date later than the thread's own counters, so the sandbox's share is never taken as
+    negative, and the discount never exceeds the thread's wait.
+    """
+    used, throttled, run, wait = (b - a for a, b in zip(before, after, strict=True))
+    own = max(0, used - run) + max(0, throttled)
+    return max(0, wait - own)
+
+
+def _mark() -> tuple[float, float, tuple[int, int, int, int] | None]:
+    """The start of a window: wall clock, process CPU time, contention counters."""
+    return time.perf_counter(), time.process_time(), _contention()
+
+
+def _window(mark: tuple[float, float, tuple[int, int, int, int] | None]) -> dict[str, float]:
+    """The agent's own time since ``mark``, in ms: the wall window less what the host's load
+    took from it, never less than the CPU time its process used in it (charged); and that CPU
+    time (logged). The kernel's per-thread counters lag a little: the CPU time is exact."""
+    started, cpu_started, counters = mark
+    wall_ns = (time.perf_counter() - started) * 1e9
+    cpu_ms = (time.process_time() - cpu_started) * 1000
+    host_ns = 0
+    end = _contention() if counters is not None else None
+    if counters is not None and end is not None:
+        host_ns = min(_host_wait_ns(counters, end), int(wall_ns))
+    charged_ms = max((wall_ns - host_ns) / 1e6, min(cpu_ms, wall_ns / 1e6))
+    return {"elapsed_ms": charged_ms, "cpu_ms": cpu_ms}
 
 
 class _LoadError(Exception):

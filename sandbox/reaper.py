@@ -62,13 +62,50 @@ def remove_containers(container_ids: list[str]) -> int:
     return len(container_ids)
 
 
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` of this host is gone: not there, or a zombie (it exited and only
+    waits for a parent to read its status; where PID 1 reaps nothing, as in some containers and
+    micro-VMs, a killed worker's pool processes stay zombies for good)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        stat = open(f"/proc/{pid}/stat", encoding="ascii", errors="replace").read()  # noqa: SIM115
+    except OSError:
+        return False  # no /proc (not Linux): the signal said it exists
+    # "pid (comm) S ...": the state follows the last ")" (comm may hold parentheses).
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+
+
+def remove_process_containers(*, instance: str, pids: set[int] | frozenset[int]) -> int:
+    """Remove every container of ``instance`` that a process ``pids`` of this host created,
+    whatever its state (running, paused, exited: a warm pool's idle ones and a match's); return
+    how many. For a supervisor that stopped those processes (``make run``): nothing they made
+    outlives them. Other instances' containers, and other processes', are never touched."""
+    host = socket.gethostname()
+    owners = {f"{host}:{pid}" for pid in pids}
+    removed = 0
+    for info in _listed(instance_filters(instance)):
+        labels = info.get("Labels") or {}
+        if labels.get(INSTANCE_LABEL) != instance or labels.get(OWNER_LABEL) not in owners:
+            continue
+        with contextlib.suppress(PlatformError, *ENGINE_ERRORS):
+            current().remove_now(info["Id"])
+            removed += 1
+    return removed
+
+
 def remove_orphan_containers(*, instance: str = PROCESS_INSTANCE, everything: bool = False) -> int:
     """Remove ``instance``'s containers that no live match of a worker uses; return how many.
 
     An orphan is a container stopped for over a minute, one past its expiry label, or one created
-    by a process of this host that no longer runs. ``everything`` removes every container of the
-    instance (for tests and clean-up sweeps when none of its workers runs). Containers of other
-    instances are never touched, whatever their state.
+    by a process of this host that no longer runs (gone, or a zombie: ``process_gone``).
+    ``everything`` removes every container of the instance (for tests and clean-up sweeps when
+    none of its workers runs). Containers of other instances are never touched, whatever their
+    state.
     """
     host = socket.gethostname()
     now = time.time()
@@ -82,14 +119,7 @@ def remove_orphan_containers(*, instance: str = PROCESS_INSTANCE, everything: bo
             expired = float(labels.get(EXPIRES_LABEL, "0")) < now
         except ValueError:
             expired = True
-        owner_gone = False
-        if owner_host == host and owner_pid.isdigit():
-            try:
-                os.kill(int(owner_pid), 0)
-            except ProcessLookupError:
-                owner_gone = True
-            except PermissionError:
-                pass
+        owner_gone = owner_host == host and owner_pid.isdigit() and process_gone(int(owner_pid))
         # A container another worker has only just created or that just exited is not an orphan.
         stale = (
             info.get("State") not in ("running", "paused")

@@ -26,6 +26,12 @@ BENCHES = [
     ("chess_search.py", ["--matches", "1"], {"p50_ms", "p95_ms", "moves"}, ()),
     ("engines.py", ["--matches", "2"], {"results"}, ()),
     (
+        "house_bots_load.py",
+        ["--games", "simple-card", "--load-per-core", "0"],
+        {"worst_move_ms", "games", "busy_loops"},
+        (),
+    ),
+    (
         "ratings_quality.py",
         ["--agents", "20", "--seeds", "1", "--spreads", "400"],
         {"populations"},

@@ -7,8 +7,16 @@
   killer-move ordering, and a piece-square evaluation (the "simplified evaluation function"
   tables) with a mop-up term that drives a lone king to the edge so won endgames get mated.
 
-Every bot is deterministic: the search stops on a node budget, never on the clock, so the same
-match gives the same record on any machine. ``bench/chess_search.py`` measures its time per move.
+Every bot is deterministic on an idle machine: the search stops on a node budget, so the same
+match gives the same record on any machine that is not short of CPU. A house bot is the platform's
+own code and must answer well inside the turn budget even on a loaded worker, so in a timed match
+the search also has a deadline on the wall clock (``SearchBot.BUDGET_SHARE`` of the turn budget,
+counted from the start of its ``on_turn``; ``games/core/bot_clock.py``): iterative deepening
+plays the best move of the last depth it completed, so time changes the move only when it cut
+a deeper search short, which a machine with CPU to spare never does. Untimed matches
+(playthroughs, strength tables) have no deadline and stay deterministic everywhere.
+``bench/chess_search.py`` measures its time per move, ``bench/house_bots_load.py`` every house
+bot's worst call on a loaded machine.
 House bots run in-process and use python-chess; uploaded agents get only the standard library.
 """
 
@@ -18,6 +26,8 @@ import random
 from typing import Any
 
 import chess
+
+from games.core.bot_clock import MoveClock, past
 
 PIECE_VALUES = {
     chess.PAWN: 100,
@@ -172,17 +182,28 @@ def _mop_up(board: chess.Board, material: list[int]) -> int:
 
 
 class _Search:
-    """One move's alpha-beta search with a node budget (deterministic, unlike a clock)."""
+    """One move's alpha-beta search with a node budget (deterministic) and, when given, a
+    deadline on ``time.perf_counter()`` (the wall clock the referee charges)."""
 
-    def __init__(self, board: chess.Board, node_budget: int, max_depth: int) -> None:
+    def __init__(
+        self,
+        board: chess.Board,
+        node_budget: int,
+        max_depth: int,
+        deadline: float | None = None,
+    ) -> None:
         self.board = board
         self.node_budget = node_budget
         self.max_depth = max_depth
+        self.deadline = deadline
         self.nodes = 0
         self.killers: dict[int, list[chess.Move]] = {}
+        #: The depths completed and whether the deadline cut the search (for tests and benches).
+        self.depth_completed = 0
+        self.cut_by_clock = False
 
     class OutOfNodes(Exception):
-        """The node budget ran out inside an iteration."""
+        """The node budget (or the deadline) ran out inside an iteration."""
 
     def best_move(self) -> chess.Move:
         root = self.board
@@ -194,7 +215,8 @@ class _Search:
             try:
                 best = self._root(root_moves, depth)
             except self.OutOfNodes:
-                break
+                break  # an unfinished depth is dropped: the last complete one decides
+            self.depth_completed = depth
             root_moves.remove(best)
             root_moves.insert(0, best)  # search the last best first next time
         return best
@@ -217,9 +239,13 @@ class _Search:
         return best
 
     def _visit(self) -> None:
-        """Count one node searched; past the node budget the search stops (``OutOfNodes``)."""
+        """Count one node searched; past the node budget or the deadline the search stops
+        (``OutOfNodes``). Reading the clock costs far less than a node (a push and a pop)."""
         self.nodes += 1
         if self.nodes > self.node_budget:
+            raise self.OutOfNodes
+        if past(self.deadline):
+            self.cut_by_clock = True
             raise self.OutOfNodes
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -352,17 +378,36 @@ class GreedyBot(_SeededBot):
 
 
 class SearchBot:
-    """Alpha-beta with quiescence and a piece-square evaluation, on a fixed node budget."""
+    """Alpha-beta with quiescence and a piece-square evaluation, on a fixed node budget and, in a
+    timed match, a deadline on the wall clock."""
 
     GAME = "chess"
-    #: Nodes per move (searched plus quiescence); chosen so a move takes well under 1 s here.
+    #: Nodes per move (searched plus quiescence); chosen so a move takes well under 1 s on an idle
+    #: machine, where it decides (about 0.15 s a move, 0.3 s at most).
     NODE_BUDGET = 4500
     MAX_DEPTH = 4
+    #: The share of the turn budget a move may take on the wall clock in a timed match (0.5 s of
+    #: the default 2 s): on a worker whose cores are busy the search stops there, at the last
+    #: depth it completed, leaving the rest of the budget for a scheduler that is slow to hand
+    #: the CPU back. The deadline counts from the start of ``on_turn``, the board replay included.
+    BUDGET_SHARE = 0.25
+
+    def __init__(self) -> None:
+        self.clock = MoveClock(self.BUDGET_SHARE)
+        #: The last move's search (depth reached, whether the clock cut it), for benches.
+        self.last_search: _Search | None = None
+
+    def on_match_start(self, match_info: dict[str, Any]) -> None:
+        """Take the deadline from the match's clock: none in an untimed match."""
+        self.clock.set_match(match_info)
 
     def on_turn(self, round_state: dict[str, Any]) -> dict[str, Any]:
-        """The best move the search finds within its budget."""
+        """The best move the search finds within its node budget and its deadline."""
+        deadline = self.clock.deadline()
         board = board_from_state(round_state)
-        move = _Search(board, self.NODE_BUDGET, self.MAX_DEPTH).best_move()
+        search = _Search(board, self.NODE_BUDGET, self.MAX_DEPTH, deadline)
+        move = search.best_move()
+        self.last_search = search
         return {"type": "move", "move": move.uci()}
 
 

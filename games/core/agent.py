@@ -10,6 +10,11 @@ backstop: past it the handle stops waiting and raises (the referee passes the bu
 grace). The time charged to the agent is the window reported in ``CallResult.elapsed_ms`` (and
 returned by ``start()``): its own method's time, never the platform's; the referee compares it
 with the budget.
+
+A handle whose agent is the platform's own code (a house bot) says so with a true
+``platform_seat`` attribute (optional: a handle without it is an entrant's). Its failures are the
+platform's: a house bot that overruns its budget, crashes or plays illegally ends the match as a
+platform error, never as a forfeit that hands its opponent a win.
 """
 
 from __future__ import annotations
@@ -147,10 +152,13 @@ class InProcessAgentHandle:
 
     Not a sandbox: the agent shares this interpreter. A call that overruns its budget is detected
     after it returns (trusted code does return), so the referee's timeout path is the same.
+    ``platform_seat`` marks the agent as the platform's own (a house bot seated by the platform):
+    the referee then blames the platform for its failures (see the module's docstring).
     """
 
     factory: Callable[[], Any]
     display_name: str = "agent"
+    platform_seat: bool = False
     agent: Any = field(default=None, init=False)
     _stdout_used: int = field(default=0, init=False)
 

@@ -16,6 +16,10 @@ It is the only place that knows the lifecycle, the clock and the illegal-move pr
   again with ``error`` and ``attempt``; the fourth failure in a row forfeits, unless the game
   supplies an action for that case (poker folds the hand);
 * a crash forfeits; an exception in another hook is logged for the owner and costs nothing;
+* a seat the platform itself plays (a house bot: its handle's ``platform_seat``) never forfeits:
+  its timeout, crash, failed start or fourth illegal action is the platform's failure, so the
+  match ends with ``platform_error`` and nobody wins by it (the platform plays it again,
+  unrated);
 * an exception from the game engine other than ``IllegalActionError`` (and ``ActionParseError``
   from its parser) is a bug on the platform's side: the match ends with ``platform_error`` (what
   anyone involved may read) and ``platform_traceback`` (for staff), and nobody forfeits.
@@ -133,6 +137,8 @@ class _Match:
         # re-asks, docs/llm-seats.md) says so through ``seat_budget_s``; it also gets the game,
         # read-only, to build its prompt from the game's own adapter.
         self.own_budget_s: list[float | None] = []
+        #: Seats the platform plays with its own code (house bots): their failures are its own.
+        self.platform_seats = [bool(getattr(a, "platform_seat", False)) for a in self.agents]
         for agent, pid in zip(self.agents, self.player_ids, strict=True):
             bind = getattr(agent, "bind_match", None)
             if callable(bind):
@@ -257,11 +263,13 @@ class _Match:
         return result, entry
 
     def _timeout_detail(self, seat: int, method: str, exc: AgentTimeout) -> str:
+        # A platform seat's timeout forfeits nothing (``blame``): its detail says what ran late.
+        forfeits = "" if self.platform_seats[seat] else "; a timeout forfeits the match"
         own = self.own_budget_s[seat]
         if own is not None and self.settings.timed:
             return (
-                f"{method} did not answer within its {own:g} s move budget (re-asks included); "
-                "a timeout forfeits the match"
+                f"{method} did not answer within its {own:g} s move budget (re-asks included)"
+                + forfeits
             )
         if not self.settings.timed:
             return f"{method} ran past the untimed cap of {exc.budget_s:.0f} s"
@@ -270,10 +278,7 @@ class _Match:
             if self.settings.time_bank_s
             else ""
         )
-        return (
-            f"{method} did not answer within {self.settings.turn_timeout_s:g} s{bank}; "
-            "a timeout forfeits the match"
-        )
+        return f"{method} did not answer within {self.settings.turn_timeout_s:g} s{bank}" + forfeits
 
     def _hook(self, seat: int, method: str, payload: Mapping[str, Any]) -> None:
         """An optional lifecycle hook: its exceptions are logged for the owner, not punished."""
@@ -464,6 +469,24 @@ class _Match:
 
     # --- the end ------------------------------------------------------------------------------
 
+    def blame(self, forfeits: Sequence[_Forfeit]) -> Sequence[_Forfeit]:
+        """The forfeits that stand; raises ``PlatformError`` when a platform seat failed.
+
+        A house bot is the platform's own code: when it runs out of time (a loaded worker), crashes
+        or keeps playing illegally, handing its opponent the win or moving a rating would charge
+        the platform's failure to the players.
+        """
+        for forfeit in forfeits:
+            if self.platform_seats[forfeit.seat]:
+                name = self.agents[forfeit.seat].name
+                raise PlatformError(
+                    f"the house bot {name!r} (seat {forfeit.seat}) "
+                    f"{reason_text(forfeit.reason)}: {forfeit.detail}. A house bot is the "
+                    "platform's own code, so this is the platform's failure: nobody forfeits "
+                    "and the match is not rated"
+                )
+        return forfeits
+
     def finish(self, forfeits: Sequence[_Forfeit]) -> None:
         """Fill outcomes and scores, tell live agents how it ended."""
         record, game = self.record, self.game
@@ -568,9 +591,9 @@ def play_match(
             match.start_agents()
             match.play()
         except _InitFailures as exc:
-            match.finish(exc.failures)
+            match.finish(match.blame(exc.failures))
         except _Forfeit as forfeit:
-            match.finish([forfeit])
+            match.finish(match.blame([forfeit]))
         else:
             match.finish([])
     except PlatformError as exc:

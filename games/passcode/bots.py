@@ -16,12 +16,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from games.core.bot_clock import MoveClock
 from games.passcode.solver import (
     ALL_CODES,
     FIRST_PROBE,
     History,
     consistent,
-    quickest_probe,
+    quickest_probe_by,
     score,
 )
 
@@ -85,17 +86,33 @@ class StrongBot(RandomBot):
     #: P(an opponent like this bot pins the code down at cycle c, given not earlier), cycles 1..7.
     PRIOR_CRACK = (0.0, 0.0, 0.04, 0.35, 0.9, 1.0, 1.0)
 
+    #: The share of the turn budget a probe's search may take on the wall clock (timed matches).
+    BUDGET_SHARE = 0.25
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = MoveClock(self.BUDGET_SHARE)
+        self.deadline: float | None = None
+
     def on_match_start(self, match_info: dict[str, Any]) -> None:
         """Work out the second probe for every answer to the first while the clock is generous
-        (loading has 10 s, a turn 2 s); the decisions are cached for the whole process."""
+        (loading has 10 s, a turn 2 s); the decisions are cached for the whole process. Take the
+        search's deadline from the match's clock (none when untimed)."""
+        self.clock.set_match(match_info)
         answers = {score(FIRST_PROBE, code) for code in ALL_CODES}
         for answer in sorted(answers):
             if answer != (4, 0):
-                quickest_probe(((FIRST_PROBE, answer),))
+                quickest_probe_by(((FIRST_PROBE, answer),))
+
+    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """As the other bots, with this move's deadline set first."""
+        self.deadline = self.clock.deadline()
+        return super().on_turn(state)
 
     def question(self, state: dict[str, Any], remaining: tuple[str, ...]) -> str:
-        """The probe that pins the code down soonest on average."""
-        return quickest_probe(qa_history(state))
+        """The probe that pins the code down soonest on average (the best found by the deadline
+        on a loaded worker: ``quickest_probe_by``)."""
+        return quickest_probe_by(qa_history(state), self.deadline)
 
     def crack_chance(self, state: dict[str, Any], cycle: int) -> float:
         """P(the opponent guesses right at ``cycle``, given it has not guessed before)."""

@@ -14,6 +14,7 @@ seeded sample.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from functools import cache, lru_cache
@@ -139,12 +140,46 @@ def quickest_probe(history: History) -> str:
     the minimax probe (``best_probe``) and 4.9 for asking consistent codes.
     """
 
-    def rank(probe: str, masks: list[int], in_set: set[str]) -> tuple[int, bool, int, str]:
-        parts = Counter([(_MASKS[probe] & m).bit_count() for m in masks]).values()
-        shared = sum(v * v for v in parts if v > 1)
-        return shared, probe not in in_set, max(parts), probe
+    return _least_probe(history, _quickest_rank)
 
-    return _least_probe(history, rank)
+
+def _quickest_rank(probe: str, masks: list[int], in_set: set[str]) -> tuple[int, bool, int, str]:
+    parts = Counter([(_MASKS[probe] & m).bit_count() for m in masks]).values()
+    shared = sum(v * v for v in parts if v > 1)
+    return shared, probe not in in_set, max(parts), probe
+
+
+#: ``quickest_probe_by``'s finished answers (a cut search is never kept).
+_QUICKEST: dict[History, str] = {}
+
+
+def quickest_probe_by(history: History, deadline: float | None = None) -> str:
+    """``quickest_probe``, searched until ``deadline`` (``time.perf_counter()``) at most.
+
+    Finished in time, it is ``quickest_probe``'s answer, and kept. Cut by the deadline (a
+    loaded host), it is the best of the probes ranked so far and of the first code still
+    possible (the solver's probe), so it is always a sound probe; it is not kept, so a later
+    call with time to spare finds the real one.
+    """
+    known = _QUICKEST.get(history)
+    if known is not None:
+        return known
+    if len(history) == 0 or len(consistent(history)) <= 2:
+        return quickest_probe(history)
+    remaining = consistent(history)
+    in_set = set(remaining)
+    masks = [_MASKS[c] for c in remaining]
+    used = frozenset(d for probe, _ in history for d in probe)
+    best: tuple[int, bool, int, str] | None = None
+    for index, probe in enumerate(candidate_probes(used)):
+        if index % 32 == 0 and deadline is not None and time.perf_counter() >= deadline:
+            fallback = _quickest_rank(remaining[0], masks, in_set)
+            return min(fallback, best)[-1] if best is not None else fallback[-1]
+        rank = _quickest_rank(probe, masks, in_set)
+        best = rank if best is None else min(best, rank)
+    assert best is not None  # candidate_probes is never empty
+    _QUICKEST[history] = best[-1]
+    return best[-1]
 
 
 def probes_to_crack(code: str, limit: int = 10) -> int:

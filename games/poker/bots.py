@@ -6,7 +6,10 @@
   bets in proportion to that equity and calls only when the equity beats the pot odds.
 
 All three read only the agent-facing ``round_state``. The Monte Carlo draws come from a
-``random.Random`` seeded with the cards in view, so the same match replays identically.
+``random.Random`` seeded with the cards in view, so the same match replays identically. In a timed
+match the sampling also stops at a deadline (``HandStrengthBot.BUDGET_SHARE`` of the turn budget,
+``games/core/bot_clock.py``), which only a loaded worker ever reaches: the estimate then rests on
+the deals drawn so far, the same first deals as on an idle machine.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import random
 from typing import Any
 
 from treys import Card, Evaluator
+
+from games.core.bot_clock import MoveClock, past
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
@@ -38,15 +43,24 @@ def raise_to(round_state: dict[str, Any], target: int) -> dict[str, Any]:
     return {"type": "raise", "amount": amount}
 
 
-def equity(hole: list[str], board: list[str], samples: int, rng: random.Random) -> float:
-    """Chance that ``hole`` beats a random hand on a random completion of ``board`` (ties ½)."""
+def equity(
+    hole: list[str],
+    board: list[str],
+    samples: int,
+    rng: random.Random,
+    deadline: float | None = None,
+) -> float:
+    """Chance that ``hole`` beats a random hand on a random completion of ``board`` (ties ½),
+    from ``samples`` deals, or those drawn before ``deadline`` (``time.perf_counter()``)."""
     seen = set(hole) | set(board)
     rest = [Card.new(c) for c in _DECK if c not in seen]
     mine = [Card.new(c) for c in hole]
     known = [Card.new(c) for c in board]
     missing = 5 - len(known)
     score = 0.0
-    for _ in range(samples):
+    dealt = 0
+    while dealt < samples and not (dealt and past(deadline)):  # at least one deal
+        dealt += 1
         drawn = rng.sample(rest, 2 + missing)
         full_board = known + drawn[2:]
         my_rank = _EVALUATOR.evaluate(full_board, mine)
@@ -55,7 +69,7 @@ def equity(hole: list[str], board: list[str], samples: int, rng: random.Random) 
             score += 1.0
         elif my_rank == their_rank:
             score += 0.5
-    return score / samples
+    return score / max(1, dealt)
 
 
 class AlwaysCallBot:
@@ -89,12 +103,22 @@ class HandStrengthBot:
     SAMPLES = 200
     #: Equity from which it bets or raises for value.
     VALUE_EQUITY = 0.6
+    #: The share of the turn budget the sampling may take on the wall clock (timed matches).
+    BUDGET_SHARE = 0.25
+
+    def __init__(self) -> None:
+        self.clock = MoveClock(self.BUDGET_SHARE)
+
+    def on_match_start(self, match_info: dict[str, Any]) -> None:
+        """Take the sampling deadline from the match's clock: none in an untimed match."""
+        self.clock.set_match(match_info)
 
     def on_turn(self, round_state: dict[str, Any]) -> dict[str, Any]:
         """Raise with a strong hand, call when the price is right, else check or fold."""
+        deadline = self.clock.deadline()
         hole, board = round_state["your_cards"], round_state["board"]
         rng = random.Random(" ".join(hole + board) + f"/{round_state['to_call']}")
-        win = equity(hole, board, self.SAMPLES, rng)
+        win = equity(hole, board, self.SAMPLES, rng, deadline)
         to_call = round_state["to_call"]
         pot = round_state["pot"]
         raising_open = round_state["min_raise_to"] is not None and _can(round_state, "raise")

@@ -100,8 +100,8 @@ def platform_stack(*, exclude_roles: Sequence[str] = (), **settings: str) -> Ite
         web = start_process(runserver_command(port), env, web_log)
         try:
             # Generous: on a loaded host the system checks alone can take tens of seconds.
-            assert wait_for_port(port, 120), (logs / "web.log").read_text()
-            wait_http(f"http://127.0.0.1:{port}/")
+            assert wait_for_port(port, process=web), (logs / "web.log").read_text()
+            wait_http(f"http://127.0.0.1:{port}/", process=web)
             yield Stack(url=f"http://127.0.0.1:{port}", env=env, logs=logs)
         finally:
             stop_processes(web, worker)

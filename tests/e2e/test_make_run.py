@@ -23,10 +23,10 @@ from typing import IO, Any
 import pytest
 
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
-from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_for_port
+from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_http
 from games.core import get_game_spec
 from tests.arena.matches.test_arena_run import _alive
-from tests.conftest import wait_for
+from tests.conftest import require_part, wait_for
 from tests.e2e.conftest import http_get
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -83,6 +83,15 @@ def _start_arena_run(
         log,
         new_session=True,
     )
+
+
+def _wait_up(proc: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
+    """Until ``make run`` serves pages on ``port`` (its web socket is bound before gunicorn runs),
+    as long as it lives and works: minutes on a loaded host."""
+    try:
+        wait_http(f"http://127.0.0.1:{port}/healthz", process=proc)
+    except RuntimeError as exc:
+        raise AssertionError(f"{exc}\n{log_path.read_text()[-5000:]}") from exc
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -207,7 +216,7 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
 
     url = f"http://127.0.0.1:{port}"
     try:
-        assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
+        _wait_up(proc, port, tmp_path / "run.log")
         children = _children(proc.pid)
         # The ranked (and tournament), interactive (training, validation), maintenance and model
         # workers, beat, web.
@@ -311,7 +320,7 @@ def test_arena_run_started_in_the_background_stops_on_sigint(tmp_path: Path) -> 
     )
     seen: set[int] = set()
     try:
-        assert wait_for_port(port, 90), (tmp_path / "run.log").read_text()
+        _wait_up(proc, port, tmp_path / "run.log")
         for child in _children(proc.pid):
             seen.update(_group(child) or [child])
         assert len(seen) >= 3
@@ -322,3 +331,201 @@ def test_arena_run_started_in_the_background_stops_on_sigint(tmp_path: Path) -> 
         _kill_leftovers(proc, seen)
         log.close()
     assert "stopping" in (tmp_path / "run.log").read_text()
+
+
+#: An agent that thinks 30 s a move against the house bot ``highest`` (its untimed training match
+#: runs a minute and a half, long enough to be seen running and cut by a stop however slowly a
+#: loaded host answers) and plays at once against itself (its validation is quick).
+SLOW_TRAINEE = """
+import time
+
+GAME = "simple-card"
+
+
+class Agent:
+    def __init__(self):
+        self.slow = False
+
+    def on_match_start(self, match_info):
+        self.slow = "highest" in str(match_info.get("opponent_name"))
+
+    def on_turn(self, state):
+        if self.slow:
+            time.sleep(30)
+        return {"type": "play_card", "card": state["hand"][0]}
+"""
+
+
+def _instance_containers(instance: str) -> list[str]:
+    """Every sandbox container of ``instance`` (whatever its state), as "name state"; only this
+    test's instance is ever listed."""
+    out = subprocess.run(
+        [
+            "docker",
+            "ps",
+            "-a",
+            "--filter",
+            f"label=arena.instance={instance}",
+            "--format",
+            "{{.Names}} {{.State}}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return sorted(line for line in out.stdout.splitlines() if line.strip())
+
+
+def _match_row(env: dict[str, str], match_id: int) -> dict[str, Any]:
+    return dict(
+        _query(
+            env,
+            f"(lambda m: {{'status': m.status, 'attempts': m.attempts, 'error': m.error, "
+            f"'outcomes': [p.outcome for p in m.participants.all()]}})"
+            f"(Match.objects.get(pk={match_id}))",
+        )
+    )
+
+
+def _stop_with_ctrl_c(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C on `make run` does: the whole group
+    proc.wait(timeout=180)
+
+
+def test_ctrl_c_mid_match_leaves_no_container_and_the_cut_match_is_played_again(
+    tmp_path: Path,
+) -> None:
+    from tests.e2e.test_fault_injection import IMAGE, _docker_ready
+
+    require_part(_docker_ready(), f"a Docker engine with the {IMAGE} image (make image)")
+    port = free_port()
+    env = platform_env(
+        tmp_path,
+        f"sqlite:///{tmp_path / 'arena.sqlite3'}",
+        ARENA_SANDBOX_BACKEND="docker",
+        ARENA_SANDBOX_POOL_SIZE="2",
+        # The house bots' own ladder stays quiet: only the training match runs.
+        ARENA_MATCHMAKING_INTERVAL_S="3600",
+    )
+    instance = env["ARENA_INSTANCE_ID"]
+    assert _instance_containers(instance) == []
+    url = f"http://127.0.0.1:{port}"
+    args = ("--concurrency", "1", "--stop-timeout", "3")
+    log = (tmp_path / "run.log").open("wb")
+    proc = _start_arena_run(env, port, log, *args)
+    try:
+        _wait_up(proc, port, tmp_path / "run.log")
+        manage(
+            env,
+            "shell",
+            "-c",
+            "from arena.accounts.models import User; "
+            "User.objects.create_user('ida', password='ida-pass-123')",
+        )
+        token = get_token(url, "ida", "ida-pass-123")
+        agent = tmp_path / "slow.py"
+        agent.write_text(SLOW_TRAINEE)
+        submission = wait_for_status(url, token, upload(url, token, agent)["id"], timeout_s=240)
+        assert submission["status"] == "accepted", submission
+        started = api_request(
+            url,
+            "POST",
+            "/api/training",
+            token=token,
+            body={"submission": submission["id"], "opponent": "house:highest", "timed": False},
+        )
+        match_id = int(started["match"])
+
+        def running_in_its_container() -> bool:
+            status = _match_row(env, match_id)["status"]
+            assert status in ("queued", "running"), f"the match ended before the stop: {status}"
+            bound = any(f"-match-{match_id}-" in c for c in _instance_containers(instance))
+            return status == "running" and bound
+
+        # A bound, not a measurement: a loaded host validates and starts slowly.
+        _wait(running_in_its_container, 600, "the training match to run in its container")
+        before = _instance_containers(instance)
+        _stop_with_ctrl_c(proc)
+        after = _instance_containers(instance)
+        print(f"containers of {instance} before Ctrl-C: {before}; after: {after}")
+        assert after == [], f"containers outlived the stop (before it: {before})"
+        row = _match_row(env, match_id)
+        assert row["status"] == "queued", row  # handed back, not forfeited nor left running
+        assert row["attempts"] == 0 and row["outcomes"] == ["", ""], row
+        assert "stopped" in row["error"], row
+
+        # The next start plays it again, to the end.
+        log.close()
+        log = (tmp_path / "run2.log").open("wb")
+        proc = _start_arena_run(env, port, log, *args)
+        _wait_up(proc, port, tmp_path / "run2.log")
+        _wait(lambda: _match_row(env, match_id)["status"] == "finished", 600, "the replay")
+        row = _match_row(env, match_id)
+        assert row["attempts"] == 1 and sorted(row["outcomes"]) in (["loss", "win"], ["draw"] * 2)
+        _stop_with_ctrl_c(proc)
+        assert _instance_containers(instance) == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+        # Only this test's instance: nothing another engineer or test made is touched.
+        for line in _instance_containers(instance):
+            subprocess.run(["docker", "rm", "-f", line.split()[0]], capture_output=True)
+    text = (tmp_path / "run.log").read_text()
+    assert "queued again" in text, text[-3000:]
+
+
+def test_a_web_restart_never_refuses_a_health_probe(tmp_path: Path) -> None:
+    """Web's master gets SIGTERM (an operator, the OOM killer's cousin): ``make run`` starts a new
+    one on the socket it holds, and every probe sent meanwhile is answered, none refused."""
+    port = free_port()
+    env = platform_env(
+        tmp_path, f"sqlite:///{tmp_path / 'arena.sqlite3'}", ARENA_ALLOW_PROCESS_SANDBOX="1"
+    )
+    log = (tmp_path / "run.log").open("wb")
+    proc = _start_arena_run(env, port, log, "--concurrency", "1")
+    seen: set[int] = set()
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        _wait_up(proc, port, tmp_path / "run.log")
+        assert _get(url)[0] == 200
+
+        def web_master() -> int | None:
+            found = [p for p in _children(proc.pid) if "gunicorn" in _cmdline(p) and _alive(p)]
+            return found[0] if found else None
+
+        master = web_master()
+        assert master is not None
+        for child in _children(proc.pid):
+            seen.update(_group(child) or [child])
+        answers: list[int] = []
+        failures: list[str] = []
+        restarted = False
+        # A bounded number of probes, one every 0.2 s; each may wait (a new master loads Django
+        # under load) but must be answered.
+        for index in range(60):
+            if index == 5:
+                os.kill(master, signal.SIGTERM)
+            try:
+                status, _, _ = http_get(url, timeout_s=120)
+                answers.append(status)
+            except (OSError, urllib.error.URLError) as exc:
+                failures.append(repr(exc))
+            new = web_master()
+            if index > 5 and new not in (None, master):
+                restarted = True
+                seen.update(_group(new) or [new])
+                if len(answers) + len(failures) >= 20:
+                    break
+            time.sleep(0.2)
+        assert restarted, "web was not started again"
+        assert failures == [], f"{len(failures)} probes failed: {failures[:3]}"
+        assert set(answers) == {200}, answers
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) is not None
+        _wait(lambda: not [p for p in seen if _alive(p)], 30, "every child to stop")
+    finally:
+        _kill_leftovers(proc, seen)
+        log.close()
+    assert "web exited" in (tmp_path / "run.log").read_text()

@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from devtools.parts import PROCESS_SANDBOX, free_port, manage, platform_env, wait_for_port
+from devtools.parts import PROCESS_SANDBOX, free_port, manage, platform_env
 from games.core import get_game_spec
-from tests.e2e.test_make_run import _children, _group, _kill_leftovers, _start_arena_run, _wait
+from tests.e2e.test_make_run import (
+    _children,
+    _group,
+    _kill_leftovers,
+    _start_arena_run,
+    _wait,
+    _wait_up,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -98,7 +105,7 @@ def test_maintenance_and_training_go_on_while_every_ranked_slot_is_busy(tmp_path
     proc = _start_arena_run(env, port, log, "--concurrency", "1")
     seen: set[int] = set()
     try:
-        assert wait_for_port(port, 120), log_path.read_text()
+        _wait_up(proc, port, log_path)
         for child in _children(proc.pid):
             seen.update(_group(child) or [child])
         _wait(lambda: _status(env, ranked) == "running", 180, "the slow ranked match to start")

@@ -111,8 +111,9 @@ def live_site(database: str = "postgres", **settings: str) -> Iterator[Site]:
                 log,
             )
             try:
-                assert wait_for_port(port, timeout_s=30), log_path.read_text()
-                wait_http(f"http://127.0.0.1:{port}/api/games")
+                # As long as gunicorn works at starting: minutes on a loaded host.
+                assert wait_for_port(port, process=web), log_path.read_text()
+                wait_http(f"http://127.0.0.1:{port}/api/games", process=web)
                 yield Site(url=f"http://127.0.0.1:{port}", env=env, log=log_path)
             finally:
                 stop_processes(web)

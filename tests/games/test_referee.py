@@ -175,6 +175,46 @@ def test_platform_errors_are_not_charged_to_agents() -> None:
     assert [s.outcome for s in record.seats] == [None, None]
 
 
+def house(cls: type, name: str) -> InProcessAgentHandle:
+    """A seat the platform plays with its own code, as the platform seats a house bot."""
+    return InProcessAgentHandle(cls, name, platform_seat=True)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_house_bot_that_overruns_is_a_platform_error_and_nobody_forfeits(seat: int) -> None:
+    settings = MatchSettings(turn_timeout_s=0.1)
+    seats = [handle(HighestBot), handle(HighestBot)]
+    seats[seat] = house(Sleepy, "slow-house-bot")
+    record = play_match("simple-card", seats, settings=settings)
+    assert record.platform_error is not None
+    assert "slow-house-bot" in record.platform_error and "0.1 s" in record.platform_error
+    assert "nobody forfeits" in record.platform_error
+    assert "a timeout forfeits" not in record.platform_error
+    assert [s.outcome for s in record.seats] == [None, None]
+    assert [s.reason for s in record.seats] == [None, None]
+    assert record.winner is None
+    # The same bot uploaded by a user is charged its time: the platform's leniency is its own.
+    seats[seat] = handle(Sleepy, "slow-upload")
+    record = play_match("simple-card", seats, settings=settings)
+    assert record.platform_error is None
+    assert (record.seats[seat].outcome, record.seats[seat].reason) == ("loss", "timeout")
+
+
+def test_a_house_bot_that_crashes_fails_to_start_or_plays_illegally_is_a_platform_error() -> None:
+    for seats in (
+        [Crashing(HighestBot, "c", platform_seat=True), handle(LowestBot)],
+        [house(BadInit, "b"), handle(LowestBot)],
+        [handle(LowestBot), house(Illegal, "i")],
+    ):
+        record = play_match("simple-card", seats, seed=1)
+        assert record.platform_error is not None and "house bot" in record.platform_error
+        assert [s.outcome for s in record.seats] == [None, None]
+    # An entrant's failure beside a house bot still forfeits as before.
+    record = play_match("simple-card", [handle(Illegal), house(HighestBot, "h")], seed=1)
+    assert record.platform_error is None
+    assert [(s.outcome, s.reason) for s in record.seats] == [("loss", "illegal"), ("win", "normal")]
+
+
 @pytest.mark.parametrize("bug", [KeyError("secret"), ValueError("secret"), TypeError("secret")])
 def test_an_engine_bug_ends_the_match_as_a_platform_error_nobody_forfeits(
     bug: Exception, monkeypatch: pytest.MonkeyPatch

@@ -192,6 +192,62 @@ def test_remove_orphans_removes_this_instances_leftovers_only() -> None:
                 api.remove_container(cid, force=True)
 
 
+def test_a_zombie_owner_is_gone_and_a_stopped_process_leaves_no_container_in_any_state() -> None:
+    """Where PID 1 reaps nothing, a killed worker's pool processes stay zombies: their containers
+    must count as orphaned. And a supervisor that stopped its workers removes every container
+    they made, running or exited, of its instance only."""
+    import os
+    import socket
+
+    from sandbox import remove_process_containers
+    from sandbox.reaper import process_gone
+
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    try:
+        wait_for_zombie = time.monotonic() + 30
+        while not process_gone(child) and time.monotonic() < wait_for_zombie:
+            time.sleep(0.05)
+        assert process_gone(child), "an exited, unreaped child is gone"
+        assert not process_gone(os.getpid())
+        require_docker()
+        api = engine.docker_client().api
+        image = SandboxLimits().image
+        host = socket.gethostname()
+        fresh = str(int(time.time()) + 3600)
+
+        def labels(pid: int, instance: str = PROCESS_INSTANCE) -> dict[str, str]:
+            return {
+                LABEL: "1",
+                INSTANCE_LABEL: instance,
+                OWNER_LABEL: f"{host}:{pid}",
+                EXPIRES_LABEL: fresh,
+            }
+
+        created = []
+        try:
+            for owner_labels, command in (
+                (labels(child), ["sleep", "60"]),  # running, its owner a zombie
+                (labels(child), ["true"]),  # exited at once, like a drained pool's harness
+                (labels(os.getpid()), ["sleep", "60"]),  # another (live) process's
+                (labels(child, f"{PROCESS_INSTANCE}-other"), ["true"]),  # another instance's
+            ):
+                cid = api.create_container(image, command=command, labels=owner_labels)["Id"]
+                api.start(cid)
+                created.append(cid)
+            assert remove_process_containers(instance=PROCESS_INSTANCE, pids={child}) == 2
+            remaining = {c["Id"] for c in api.containers(all=True)}
+            assert created[0] not in remaining and created[1] not in remaining
+            assert created[2] in remaining and created[3] in remaining
+        finally:
+            for cid in created:
+                with contextlib.suppress(docker.errors.APIError):
+                    api.remove_container(cid, force=True)
+    finally:
+        os.waitpid(child, 0)
+
+
 def test_a_removal_the_engine_refuses_for_a_moment_is_tried_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

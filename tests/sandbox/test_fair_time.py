@@ -104,3 +104,49 @@ def test_instant_agents_are_never_charged_a_timeout_under_load_and_churn(
     assert late["method"] == "on_round_end"
     # Charged its own 2.5 s (or stopped at the backstop): either way, over its budget.
     assert (late["elapsed_ms"] or late["wall_ms"]) > 2000
+
+
+#: Spins 300 ms of its own CPU time in each on_turn: what it is due to be charged.
+SPINNER = """
+import time
+
+GAME = "simple-card"
+
+
+class Agent:
+    def on_turn(self, state):
+        began = time.process_time()
+        while time.process_time() - began < 0.3:
+            pass
+        return {"type": "play_card", "card": state["hand"][0]}
+"""
+
+
+def test_a_loaded_host_is_not_charged_to_an_agent_that_computes() -> None:
+    """Two busy loops a core take the CPU from the sandbox: the agent's 300 ms of computing take
+    a second or more of wall time. It is charged what it ran (and what its own processes and its
+    quota cost it), not what the host's other programs took."""
+    require_docker()
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(2 * (os.cpu_count() or 2))
+    ]
+    try:
+        handles = [
+            create_handle(SPINNER, name="spinner", limits=SandboxLimits()),
+            create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
+        ]
+        record = play_match("simple-card", handles, seed=3, settings=MatchSettings(timed=False))
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert record.platform_error is None, record.platform_error
+    turns = [e for e in record.log if e.get("seat") == 0 and e["method"] == "on_turn"]
+    assert len(turns) == 3
+    for turn in turns:
+        # Its own computing is charged in full; the host's delays are not.
+        assert turn["cpu_ms"] >= 290, turn
+        assert 0.9 * turn["cpu_ms"] <= turn["elapsed_ms"] <= 1.3 * turn["cpu_ms"] + 50, turn
+    waited = [t["wall_ms"] - t["elapsed_ms"] for t in turns]
+    assert max(waited) > 100, f"the busy loops took nothing from the agent: {waited}"

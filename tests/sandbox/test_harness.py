@@ -116,3 +116,26 @@ def test_the_sweep_empties_a_directory_whatever_the_agent_left(tmp_path: Path) -
     assert empty_directory(str(tmp_path)) == []
     assert list(tmp_path.iterdir()) == []
     assert (outside / "kept").exists(), "the sweep followed a link out of its directory"
+
+
+def test_only_the_wait_for_cpus_held_outside_the_sandbox_is_taken_off_the_window() -> None:
+    ms = 1_000_000
+    # (sandbox CPU used, throttled, this thread ran, this thread waited), before and after.
+    start = (0, 0, 0, 0)
+    # A loaded host: the thread ran 100 ms, waited 400 ms; nothing else of its own ran.
+    assert harness._host_wait_ns(start, (100 * ms, 0, 100 * ms, 400 * ms)) == 400 * ms
+    # Its own children (a fork bomb) used 300 ms meanwhile: only 100 ms of the wait was the host's.
+    assert harness._host_wait_ns(start, (400 * ms, 0, 100 * ms, 400 * ms)) == 100 * ms
+    # Its quota held it back 400 ms (it had used its CPU up): all of that wait is its own.
+    assert harness._host_wait_ns(start, (100 * ms, 400 * ms, 100 * ms, 400 * ms)) == 0
+    # The sandbox's total lags behind the thread's own counter: never a discount beyond the wait.
+    assert harness._host_wait_ns(start, (50 * ms, 0, 100 * ms, 400 * ms)) == 400 * ms
+    # No wait, no discount.
+    assert harness._host_wait_ns(start, (100 * ms, 0, 100 * ms, 0)) == 0
+
+
+def test_the_contention_counters_read_here_or_say_none() -> None:
+    counters = harness._contention()
+    assert counters is None or (len(counters) == 4 and all(c >= 0 for c in counters))
+    window = harness._window(harness._mark())
+    assert 0 <= window["elapsed_ms"] < 1000 and window["cpu_ms"] >= 0

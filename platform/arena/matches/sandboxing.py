@@ -51,6 +51,7 @@ from sandbox import (
     observe,
     remove_containers,
     remove_orphans,
+    remove_process_containers,
     remove_unlabelled_containers,
     start_warm_pool,
     trusted_handle,
@@ -234,6 +235,17 @@ def remove_orphaned_agents() -> int:
         return int(remove_orphans(instance=settings.ARENA_INSTANCE_ID) or 0)
     except Exception:  # no engine: nothing can be orphaned there; say so and go on
         logger.info("no orphaned sandboxes removed (no Docker engine answered)", exc_info=True)
+        return 0
+
+
+def sandboxes_remove_of_processes(*, pids: set[int]) -> int:
+    """Remove every sandbox of this instance that one of ``pids`` (processes of this host that
+    were just stopped: ``make run``'s workers and their pool processes) created, whatever state
+    it is in; returns how many. Never raises: with no engine there is nothing to remove."""
+    try:
+        return int(remove_process_containers(instance=settings.ARENA_INSTANCE_ID, pids=pids))
+    except Exception:
+        logger.warning("the stopped workers' sandboxes could not be removed", exc_info=True)
         return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -91,3 +92,22 @@ def ops_overview() -> dict[str, Any]:
         "maintenance": list(MaintenanceRun.objects.order_by("-at")[:30]),
         "model_spend": model_seat_spend(),
     }
+
+
+def nodes_of_processes(*, pids: Collection[int], host: str) -> list[str]:
+    """The node names of the heartbeat rows written by worker processes ``pids`` of ``host``
+    (``make run``'s own workers, for its clean stop)."""
+    rows = WorkerHeartbeat.objects.filter(pid__in=list(pids)).values_list("hostname", flat=True)
+    return [name for name in rows if name.endswith(f"@{host}")]
+
+
+def matches_claimed_by_other_nodes(*, besides: Collection[str]) -> set[int]:
+    """Match ids that live worker nodes (a heartbeat within three periods) other than the nodes
+    ``besides`` say they are playing."""
+    fresh = timezone.now() - timedelta(seconds=3 * settings.ARENA_WORKER_HEARTBEAT_S)
+    rows = (
+        WorkerHeartbeat.objects.filter(last_seen__gte=fresh)
+        .exclude(hostname__in=list(besides))
+        .values_list("running_matches", flat=True)
+    )
+    return {int(m) for matches in rows for m in matches or [] if str(m).isdigit()}

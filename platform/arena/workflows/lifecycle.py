@@ -19,6 +19,9 @@ Where the broker cannot be read (the filesystem broker), a queued match is sent 
 ``ARENA_MATCH_QUEUED_MAX_S`` after it was sent. The unacknowledged message of a match that is
 over (its worker's acknowledgement was lost with a broker restart) is dropped, instead of being
 delivered again when the broker's visibility timeout runs out an hour later.
+
+``make run`` stopping (or starting after a run that was killed) hands its cut matches back at
+once (``matches_requeue_interrupted``): a stop is nobody's failure.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import base64
 import json
 import logging
 import re
+import socket
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,9 +46,11 @@ from arena.celery_redis import Held, held_drop, held_messages, is_redis_channel,
 from arena.competitions.services import challenges_release
 from arena.matches.models import Match
 from arena.matches.play import PlayFailure, RunOutcome, match_lock, match_platform_failure
-from arena.matches.status import match_deadline
+from arena.matches.status import match_deadline, match_set_status
+from arena.ops.selectors import matches_claimed_by_other_nodes, nodes_of_processes
+from arena.ops.services import heartbeat_remove
 from arena.workflows.competitions import match_effects
-from arena.workflows.dispatch import MATCH_RUN_TASK, match_enqueue_on_commit
+from arena.workflows.dispatch import MATCH_RUN_TASK, match_enqueue, match_enqueue_on_commit
 from arena.workflows.submissions import validation_errored
 
 logger = logging.getLogger(__name__)
@@ -279,3 +286,42 @@ def matches_sweep() -> dict[str, int]:
                 match_enqueue_on_commit(match_id)
                 counts["resent"] += 1
     return counts
+
+
+def matches_requeue_interrupted(*, worker_pids: Collection[int] = ()) -> int:
+    """Queue again, at once, the matches a stopped ``make run`` was playing; returns how many.
+
+    ``make run`` calls it when it stops (its workers ``worker_pids`` are dead by then) and when
+    it starts (before its workers, for a run that was killed without a clean stop). A running
+    match that no other live worker node claims in its heartbeat was cut by the stop: it goes back
+    to the queue with a fresh message and the attempt given back, since an operator's stop is
+    nobody's failure (no forfeit, no rating, no attempt used up). A match another live node plays
+    is left alone. The stopped nodes' heartbeat rows go too: they play nothing any more.
+    """
+    host = socket.gethostname()
+    ours = nodes_of_processes(pids=worker_pids, host=host) if worker_pids else []
+    claimed = matches_claimed_by_other_nodes(besides=ours)
+    running = Match.objects.filter(status=Match.Status.RUNNING).exclude(pk__in=claimed)
+    requeued = 0
+    for match_id in list(running.values_list("pk", flat=True)):
+        with transaction.atomic():
+            match = match_lock(match_id=match_id)
+            if match is None or match.status != Match.Status.RUNNING:
+                continue
+            match_set_status(
+                match=match,
+                status=Match.Status.QUEUED,
+                attempts=max(0, match.attempts - 1),
+                error=(
+                    "the platform was stopped while this match was played; it is played again "
+                    "from the start (nobody forfeits, nothing is rated twice)"
+                ),
+            )
+            # Sent inside the transaction: if the broker cannot take it, the match stays running
+            # and the next start hands it back. No worker of this run is there to take it early.
+            match_enqueue(match.pk)
+            requeued += 1
+        logger.warning("match %s was cut by a stop: queued again", match_id)
+    for node in ours:
+        heartbeat_remove(hostname=node)
+    return requeued

@@ -162,3 +162,20 @@ def test_a_child_that_dies_at_every_start_makes_it_give_up(
 
         # Only GaveUp ends this wait; the bound says the supervisor never gave up.
         wait_for(checked, timeout_s=120, what="the supervisor to give up on web", every_s=0.05)
+
+
+def test_web_listens_on_a_socket_the_supervisor_holds_and_a_port_in_use_is_said_at_once() -> None:
+    import socket
+
+    from django.core.management.base import CommandError
+
+    held = arena_run.listen("127.0.0.1:0")
+    try:
+        port = held.getsockname()[1]
+        # Connections wait in its backlog while no gunicorn accepts: never refused.
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+        with pytest.raises(CommandError, match="--addr"):
+            arena_run.listen(f"127.0.0.1:{port}")
+    finally:
+        held.close()

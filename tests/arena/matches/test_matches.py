@@ -188,6 +188,40 @@ def test_an_engine_bug_is_a_platform_error_that_nobody_forfeits(
     assert "hidden-card-7" in match_as_dict(match, staff)["error_trace"]
 
 
+def test_a_house_bot_that_runs_out_of_time_is_the_platforms_failure_never_a_forfeit(
+    make_user: Any, committed: Any, starter_source: str, monkeypatch: Any, settings: Any
+) -> None:
+    import time
+
+    from games.simple_card.bots import HighestBot
+
+    class SlowHouseBot(HighestBot):
+        """A house bot on a worker so loaded that its move takes past the budget."""
+
+        def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
+            time.sleep(0.3)
+            return super().on_turn(state)
+
+    settings.ARENA_TURN_TIMEOUT_S = 0.1
+    monkeypatch.setattr("arena.matches.sandboxing.house_bot_class", lambda game, bot: SlowHouseBot)
+    match, mine, house = _ranked_match(committed, make_user(), starter_source)
+    match_run(match_id=match.pk)
+    match.refresh_from_db()
+    # Played again later (a platform error is retried), nobody forfeited, no rating moved.
+    assert match.status == "queued" and not match.rated and match.attempts == 1
+    assert "house bot" in match.error and "nobody forfeits" in match.error
+    outcomes = list(match.participants.values_list("outcome", "reason"))
+    assert outcomes == [("", ""), ("", "")]
+    assert not RatingChange.objects.filter(match=match).exists()
+    assert Rating.objects.get(submission=mine).games == 0
+    for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS - 1):
+        match_run(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == "error" and not match.rated
+    assert Rating.objects.get(submission=mine).games == 0
+    assert not Rating.objects.filter(submission=house, games__gt=0).exists()
+
+
 def test_a_forfeit_counts_as_a_loss(make_user: Any, committed: Any, starter_source: str) -> None:
     user = make_user()
     match, mine, house = _ranked_match(committed, user, starter_source)

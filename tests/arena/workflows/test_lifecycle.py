@@ -290,3 +290,67 @@ def test_runs_on_the_expected_database() -> None:
 
     expected = os.environ.get("ARENA_TEST_DB_VENDOR", connection.vendor)
     assert connection.vendor == expected
+
+
+def _beat(hostname: str, pid: int, matches: list[int]) -> None:
+    from arena.ops.services import heartbeat_record
+
+    heartbeat_record(
+        hostname=hostname,
+        queues=["q"],
+        running_matches=matches,
+        concurrency=1,
+        pid=pid,
+        started=timezone.now(),
+    )
+
+
+def test_a_match_cut_by_a_stop_is_queued_again_at_once_with_its_attempt_given_back(
+    ranked_match: Callable[..., Match], monkeypatch: Any, settings: Any
+) -> None:
+    import socket
+
+    from arena.ops.models import WorkerHeartbeat
+    from arena.workflows import lifecycle
+
+    sent: list[int] = []
+    monkeypatch.setattr(lifecycle, "match_enqueue", sent.append)
+    cap = settings.ARENA_MATCH_MAX_ATTEMPTS
+    # Its last attempt, started a moment ago: the sweeper would neither see it overdue nor spare
+    # the attempt; the stop hands it back whole.
+    cut = ranked_match(status="running", attempts=cap, started=timezone.now(), task_id="t1")
+    _beat(f"inst-matches@{socket.gethostname()}", 4242, [cut.pk])  # the stopped worker's row
+    pair = [p.submission for p in cut.participants.order_by("seat")]
+    elsewhere = match_schedule(kind="ranked", submissions=pair)  # not committed: not sent
+    Match.objects.filter(pk=elsewhere.pk).update(
+        status="running", attempts=1, started=timezone.now(), task_id="t2"
+    )
+    _beat("inst-matches@another-host", 4242, [elsewhere.pk])  # a live node elsewhere plays it
+
+    assert lifecycle.matches_requeue_interrupted(worker_pids={4242}) == 1
+    cut.refresh_from_db()
+    assert (cut.status, cut.attempts, cut.rated) == ("queued", cap - 1, False)
+    assert "stopped" in cut.error
+    assert list(cut.participants.values_list("outcome", flat=True)) == ["", ""]
+    assert sent == [cut.pk]
+    elsewhere.refresh_from_db()
+    assert elsewhere.status == "running" and elsewhere.attempts == 1
+    # The stopped node plays nothing any more; the other node keeps its row.
+    assert list(WorkerHeartbeat.objects.values_list("hostname", flat=True)) == [
+        "inst-matches@another-host"
+    ]
+    # Idempotent: nothing left to hand back.
+    assert lifecycle.matches_requeue_interrupted(worker_pids={4242}) == 0
+
+
+def test_a_start_after_a_killed_run_hands_back_what_no_live_node_plays(
+    ranked_match: Callable[..., Match], monkeypatch: Any
+) -> None:
+    from arena.workflows import lifecycle
+
+    sent: list[int] = []
+    monkeypatch.setattr(lifecycle, "match_enqueue", sent.append)
+    left = ranked_match(status="running", attempts=1, started=timezone.now(), task_id="t1")
+    assert lifecycle.matches_requeue_interrupted() == 1  # no heartbeat claims it
+    left.refresh_from_db()
+    assert (left.status, left.attempts) == ("queued", 0) and sent == [left.pk]

@@ -225,3 +225,22 @@ def test_defaults_are_five_rounds_of_ten_cycles_with_a_pot_of_100() -> None:
     view = round_state(game, game.players[0])
     assert view["cycle_limit"] == 10 and view["cycle"] == 1 and view["pot"] == 100
     assert view["your_locked_out"] is False and view["opponent_guessed"] is False
+
+
+def test_the_strong_bots_probe_search_stops_at_its_deadline_and_keeps_only_finished_answers() -> (
+    None
+):
+    from games.passcode import solver
+
+    code = "1234"
+    history = ((solver.FIRST_PROBE, solver.score(solver.FIRST_PROBE, code)),)
+    second = solver.quickest_probe(history)
+    history = (*history, (second, solver.score(second, code)))
+    # Cut at once (a deadline already past): a sound probe, the first code still possible or
+    # better, and not kept.
+    cut = solver.quickest_probe_by(history, deadline=0.0)
+    assert cut in solver.ALL_CODES or len(set(cut)) == 4
+    assert history not in solver._QUICKEST
+    # With time: the full search's answer, kept for later moves.
+    assert solver.quickest_probe_by(history, deadline=None) == solver.quickest_probe(history)
+    assert solver._QUICKEST[history] == solver.quickest_probe(history)

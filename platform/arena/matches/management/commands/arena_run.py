@@ -12,15 +12,28 @@ starts and supervises five children, as deploy/ runs them on a server:
 - **beat**: Celery beat, which enqueues matchmaking and the platform's periodic tasks (sweeper,
   reaper, log maintenance);
 - **web**: gunicorn (``deploy/gunicorn.conf.py``) on http://127.0.0.1:8000, static files through
-  WhiteNoise.
+  WhiteNoise. The supervisor binds the listening socket itself, once, and hands it to each
+  gunicorn it starts (``--bind fd://N``): when web dies and is started again (the only time
+  ``make run`` restarts it), connections wait in the socket's backlog for the new master instead
+  of being refused, so the site answers through a restart, only slower. A port already in use is
+  said at once. To reload web on purpose (new code), send SIGHUP to gunicorn's master: gunicorn
+  replaces its workers itself, on the same socket.
 
 Each child runs in its own process group. When one dies, its whole group is killed (a worker's
 pool processes die with it), the containers a dead worker's agents ran in are removed, and it is
 started again after a back-off, while the others keep running: the site stays up while the
 worker restarts, and matches go on while beat restarts (a beat embedded in the worker with
 ``-B`` would be a worker child nobody restarts when it alone dies). Ctrl-C (or SIGTERM) stops all
-gracefully, kills what is left after ``--stop-timeout`` seconds, and removes leftover agent
-containers. The broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
+gracefully and kills what is left after ``--stop-timeout`` seconds; then nothing of the run is
+left: every agent container its workers made (warm pool and match containers, running or
+exited) is removed, and a match cut by the stop is queued again at once, its attempt given back
+(a stop is nobody's failure: no forfeit, no rating). A run killed without a clean stop is
+tidied when the next one starts: before the workers start, the running matches no live worker
+claims are queued again, and each worker removes the containers of dead processes when it
+starts. The supervisor is the "child subreaper" of its tree (Linux), so the pool processes of
+a worker it killed are reaped by it instead of staying zombies under a PID 1 that reaps nothing
+(a container's or a micro-VM's), which would make their containers look owned for good. The
+broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -48,7 +62,13 @@ from arena.matches.management.commands.arena_worker import (
     child_env,
     worker_argv,
 )
-from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
+from arena.matches.sandboxing import (
+    PROCESS_WARNING,
+    detected_backend,
+    remove_orphaned_agents,
+    sandboxes_remove_of_processes,
+)
+from arena.workflows.lifecycle import matches_requeue_interrupted
 
 #: A child that ran this long before dying starts again at once; quicker deaths back off.
 HEALTHY_AFTER_S = 30.0
@@ -57,6 +77,11 @@ MAX_BACKOFF_S = 30.0
 #: Deaths in a row, each soon after its start, after which ``make run`` gives up.
 MAX_QUICK_DEATHS = 5
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: How long the stop waits for killed processes to be gone before it cleans up after them.
+REAP_WAIT_S = 10.0
+#: Connections the web socket holds while no gunicorn accepts (gunicorn's own default).
+WEB_BACKLOG = 2048
 
 
 class _Stop(Exception):
@@ -75,6 +100,62 @@ def _die_with_parent() -> None:
     """In the child before exec: get SIGTERM if the supervisor itself is killed (Linux)."""
     with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def _become_subreaper() -> None:
+    """Adopt the orphans of this tree (Linux): a killed worker's pool processes are reparented
+    here and reaped by ``_reap``, instead of by a PID 1 that may never reap them."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _reap(besides: set[int] | None = None) -> None:
+    """Collect the exit status of the children that have ended (adopted orphans included), all
+    of them or, with ``besides``, all but those (the supervised children, whose status their
+    ``Popen`` reads)."""
+    if besides is None:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        return
+    me = os.getpid()
+    for pid, state, ppid in _processes():
+        if ppid == me and state == "Z" and pid not in besides:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _processes() -> list[tuple[int, str, int]]:
+    """(pid, state, ppid) of every process of this machine (Linux ``/proc``; empty elsewhere)."""
+    found: list[tuple[int, str, int]] = []
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2:
+            found.append((int(entry.name), fields[0], int(fields[1])))
+    return found
+
+
+def _group_members(pgids: set[int]) -> set[int]:
+    """The live (not zombie) processes of the process groups ``pgids`` (Linux ``/proc``)."""
+    members: set[int] = set()
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp.
+        if len(fields) > 2 and fields[0] != "Z" and int(fields[2]) in pgids:
+            members.add(int(entry.name))
+    return members
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:
@@ -100,6 +181,8 @@ class Child:
     argv: list[str]
     #: Variables this child gets on top of the supervisor's environment.
     env: dict[str, str] = field(default_factory=dict)
+    #: File descriptors of the supervisor the child inherits (web's listening socket).
+    pass_fds: tuple[int, ...] = ()
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     next_start: float = 0.0
@@ -123,6 +206,7 @@ class Supervisor:
             env={**self.env, **child.env},
             cwd=self.cwd,
             start_new_session=True,
+            pass_fds=child.pass_fds,
             preexec_fn=_die_with_parent,  # noqa: PLW1509 - the supervisor runs no threads
         )
         child.started = time.monotonic()
@@ -141,8 +225,9 @@ class Supervisor:
             if code is None:
                 continue
             # Whatever the dead process left in its group (a worker's pool processes) goes with
-            # it, so nothing keeps playing on its own.
+            # it, so nothing keeps playing on its own; adopted, they are reaped here.
             _kill_group(child.proc.pid, signal.SIGKILL)
+            _reap(besides={c.proc.pid for c in self.children if c.proc is not None})
             lived = now - child.started
             child.quick_deaths = child.quick_deaths + 1 if lived < HEALTHY_AFTER_S else 0
             if child.quick_deaths >= MAX_QUICK_DEATHS:
@@ -163,11 +248,17 @@ class Supervisor:
                 _remove_containers(self.say)
 
     def stop(self, timeout_s: float) -> None:
-        """SIGTERM each child's main process, wait, then kill every group that is left.
+        """SIGTERM each child's main process, wait, then kill every group that is left; then
+        remove every agent container those processes made and queue their cut matches again.
 
         A second Ctrl-C while waiting kills at once.
         """
         running = [c.proc for c in self.children if c.proc is not None]
+        groups = {p.pid for p in running}
+        workers = {c.proc.pid for c in self.children if c.proc and c.name.endswith("worker")}
+        # Every process of the run (the workers' pool processes made the containers), before
+        # any of them exits.
+        made_by = _group_members(groups) | groups
         for proc in running:
             if proc.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -178,13 +269,60 @@ class Supervisor:
                 _group_alive(p.pid) for p in running if p.poll() is None
             ):
                 time.sleep(0.2)
+                _reap(besides=groups)
         except (KeyboardInterrupt, _Stop):
             self.say("killing what is left")
         for proc in running:
             _kill_group(proc.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
+        gone_by = time.monotonic() + REAP_WAIT_S
+        while True:
+            _reap()
+            if not _group_members(groups) or time.monotonic() > gone_by:
+                break
+            time.sleep(0.1)
+        made_by |= _group_members(groups)  # a pool process started while stopping
+        removed = sandboxes_remove_of_processes(pids=made_by)
+        if removed:
+            self.say(f"removed {removed} agent containers of the stopped workers")
         _remove_containers(self.say)
+        try:
+            requeued = matches_requeue_interrupted(worker_pids=workers)
+        except Exception as exc:  # the database or the broker is away: the next start does it
+            self.say(
+                f"the matches cut by the stop could not be queued again now ({exc}); the next "
+                "start queues them again"
+            )
+        else:
+            if requeued:
+                self.say(f"{requeued} matches cut by the stop are queued again")
+
+
+def listen(addr: str) -> socket.socket:
+    """A TCP socket listening on ``addr`` (``host:port``), for web's masters to share.
+
+    ``CommandError`` saying what to do when the address is in use or cannot be bound."""
+    host, _, port = addr.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - an empty host means every address
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"--addr {addr}: not an address to listen on ({exc})") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(WEB_BACKLOG)
+    except OSError as exc:
+        sock.close()
+        raise CommandError(
+            f"cannot listen on {addr} ({exc.strerror or exc}): another program (another "
+            "`make run`?) uses it; stop it or pick another address with --addr"
+        ) from exc
+    return sock
 
 
 def _remove_containers(say: Any) -> None:
@@ -271,6 +409,8 @@ class Command(BaseCommand):
             for name, roles in POOLS.items()
         ]
         beat = Child("beat", beat_argv(schedule=settings.CELERY_BEAT_SCHEDULE_FILENAME))
+        # Bound here, once, so that a restarted web never refuses a connection (see above).
+        listener = listen(options["addr"])
         web = Child(
             "web",
             [
@@ -280,17 +420,28 @@ class Command(BaseCommand):
                 "-c",
                 str(root / "deploy" / "gunicorn.conf.py"),
                 "--bind",
-                options["addr"],
+                f"fd://{listener.fileno()}",
                 "--workers",
                 str(options["web_workers"]),
                 "arena.wsgi:application",
             ],
+            pass_fds=(listener.fileno(),),
         )
 
         def say(text: str) -> None:
             self.stderr.write(f"make run: {text}")
 
         supervisor = Supervisor([*workers, beat, web], env=env, cwd=root, say=say)
+        _become_subreaper()
+        # A run killed without a clean stop left matches running that nobody plays: hand them
+        # back before the workers start.
+        try:
+            handed_back = matches_requeue_interrupted()
+        except Exception as exc:  # the broker is away: the sweeper re-queues them later
+            say(f"the matches a previous run left running are not queued again yet ({exc})")
+        else:
+            if handed_back:
+                say(f"{handed_back} matches a previous run left running are queued again")
         # SIGINT too, explicitly: a shell that starts `make run &` hands it down ignored, and
         # `kill -INT` (or Ctrl-C after `fg`) must still stop everything.
         stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -314,6 +465,7 @@ class Command(BaseCommand):
             failure = str(exc)
         finally:
             supervisor.stop(options["stop_timeout"])
+            listener.close()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         if failure:
