@@ -135,9 +135,10 @@ APP_ORDER = [
     "tournaments",
 ]
 
-#: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,
-#: management commands): thin, so they may call any app or workflow; nothing imports them back.
-ADAPTERS = {"views", "admin", "forms", "urls", "management"}
+#: Modules that adapt the apps to the web or the command line (views, admin, forms, urls, API
+#: routers, management commands): thin, so they may call any app or workflow; nothing imports
+#: them back.
+ADAPTERS = {"views", "admin", "forms", "urls", "management", "api"}
 
 
 #: The source trees whose modules import each other, and the directory each module name is
