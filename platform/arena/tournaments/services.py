@@ -28,7 +28,7 @@ from django.utils import timezone
 from arena.accounts.models import User
 from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match
-from arena.matches.play import match_lock
+from arena.matches.services import match_lock
 from arena.matches.services import match_create, match_requeue
 from arena.submissions.models import Agent, Submission
 from arena.tournaments.events import tournament_event

@@ -24,7 +24,7 @@ from django.utils import timezone
 from arena.celery_app import app
 from arena.competitions.services import challenges_release
 from arena.matches.models import Match
-from arena.matches.play import PlayFailure, RunOutcome, match_lock, match_platform_failure
+from arena.matches.services import PlayFailure, RunOutcome, match_lock, match_platform_failure
 from arena.matches.status import match_deadline
 from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit

@@ -5,8 +5,9 @@ How one match is played, each step with one job (docs/architecture.md, "The life
 1. ``workflows.tasks.match_run_task`` (Celery, ``acks_late``): calls ``match_run``; on
    ``RunOutcome.RETRY`` it asks Celery to deliver the task again a little later.
 2. ``match_run`` (here): one attempt, start to end.
-3. ``matches.play.match_begin``: under the match's row lock, a ``Skip`` (nothing to play, another
-   live task plays it, attempts used up) or the match marked running for one more attempt.
+3. ``matches.services.match_begin``: under the match's row lock, a ``Skip`` (nothing to play,
+   another live task plays it, attempts used up) or the match marked running for one more
+   attempt.
 4. ``matches.play.match_play``: one sandboxed ``AgentHandle`` per seat
    (``matches.sandboxing.make_handle``), then the referee, each log entry streamed to the
    match's event rows; the ``MatchRecord`` or a ``PlayFailure``.
@@ -16,7 +17,7 @@ How one match is played, each step with one job (docs/architecture.md, "The life
 6. ``match_record`` (here): under the lock, the outcome stored and its effects applied once (Elo
    for ranked matches, the verdict for validations); or ``match_fail`` for a ``PlayFailure``:
    queued again while attempts remain, else ended unrated.
-7. ``matches.play.match_log_pack``: the per-call rows packed into one blob.
+7. ``matches.services.match_log_pack``: the per-call rows packed into one blob.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from arena.llm.selectors import model_entrant_of
 from arena.llm.services import model_budget_refusal
 from arena.matches import services as match_services
 from arena.matches.models import Match
-from arena.matches.play import (
+from arena.matches.play import match_play
+from arena.matches.services import (
     PlayFailure,
     RunOutcome,
     Skip,
@@ -40,7 +42,6 @@ from arena.matches.play import (
     match_lock,
     match_log_pack,
     match_platform_failure,
-    match_play,
     match_record_result,
 )
 from arena.ratings.services import rating_apply, ratings_recompute

@@ -9,8 +9,8 @@ from celery import shared_task
 
 from arena import metrics
 from arena.matches.logstore import match_logs_maintain
-from arena.matches.play import RunOutcome
 from arena.matches.sandboxing import sandboxes_reap
+from arena.matches.services import RunOutcome
 from arena.ops.services import maintenance_record
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
