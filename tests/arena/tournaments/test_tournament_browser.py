@@ -65,7 +65,7 @@ def test_the_public_sees_results_only_once_published_and_follows_a_replay(
     assert not driver.find_elements(By.ID, "standings")
 
     Tournament.objects.filter(pk=t.pk).update(publish_at=timezone.now())
-    from arena.tournaments.services import tournaments_tick
+    from arena.tournaments.scheduler import tournaments_tick
 
     tournaments_tick()
     driver.get(url)
