@@ -322,3 +322,40 @@ def test_the_platform_never_tests_a_games_name() -> None:
         text = path.read_text(encoding="utf-8")
         found += [f"{path.relative_to(ROOT)} tests {g}" for g in ids if f'== "{g}"' in text]
     assert found == []
+
+
+#: The thin adapters of the apps: pages, admin, API endpoints (docs/architecture.md).
+THIN_ADAPTERS = ("views.py", "admin.py", "api.py")
+
+
+def _adapter_modules() -> list[Path]:
+    found = [p for name in THIN_ADAPTERS for p in ARENA.glob(f"*/{name}")]
+    return sorted([*found, ARENA / "api.py", ARENA / "admin_actions.py"])
+
+
+def test_views_admin_and_api_never_query_the_orm() -> None:
+    # Reads go through selectors, writes through services: an adapter that queries a model's
+    # manager holds logic no other path shares (an admin action that skipped the service, a
+    # view's query the API answers differently).
+    found = []
+    for path in _adapter_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "objects":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses .objects")
+    assert found == []
+
+
+def test_api_modules_import_at_the_top() -> None:
+    # An import inside an endpoint hides a dependency from the layout checks above.
+    found = []
+    for path in sorted([ARENA / "api.py", ARENA / "api_base.py", *ARENA.glob("*/api.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found += [
+                    f"{path.relative_to(ROOT)}:{inner.lineno} imports inside {node.name}"
+                    for inner in ast.walk(node)
+                    if isinstance(inner, ast.Import | ast.ImportFrom)
+                ]
+    assert found == []

@@ -316,3 +316,15 @@ def validation_bounds(*, game: str | None = None) -> list[ValidationBound]:
             )
         )
     return bounds
+
+
+def match_find(*, match_id: int | None) -> Match | None:
+    """The match of that id, or ``None`` (no id, or deleted): for a page that shows it if any."""
+    return Match.objects.filter(pk=match_id).first() if match_id else None
+
+
+def trainings_of(*, submission_id: int, limit: int = 10) -> QuerySet[Match]:
+    """The training matches the submission requested (it sits in seat 0), newest first."""
+    return Match.objects.filter(
+        kind=Match.Kind.TRAINING, participants__submission_id=submission_id, participants__seat=0
+    ).order_by("-id")[:limit]
