@@ -17,7 +17,13 @@ from django.db.models import Count, QuerySet
 from arena.errors import NotFound
 from arena.matches.clock import MatchClock, clock_with
 from arena.matches.models import Match
-from arena.tournaments.models import MODEL_MOVE_BUDGET_S, TURN_BUDGET_S, Entry, Game, Tournament
+from arena.tournaments.models import (
+    MODEL_MOVE_BUDGET_S,
+    TURN_BUDGET_S,
+    Entry,
+    Tournament,
+    TournamentGame,
+)
 from arena.tournaments.pairing import SwissPlayer
 from arena.tournaments.standings import GameResult, Standing, points_of, standings_compute
 from games.core import UnknownGameError, get_game_spec
@@ -119,7 +125,7 @@ def tournament_results(tournament: Tournament) -> Results:
     entries = {e.pk: e for e in tournament.entries.select_related("agent", "owner", "submission")}
     playing = [e.pk for e in entries.values() if not e.dropped]
     games = list(
-        Game.objects.filter(pairing__tournament=tournament)
+        TournamentGame.objects.filter(pairing__tournament=tournament)
         .select_related("pairing", "match")
         .prefetch_related("match__participants")
         .order_by("pairing__round", "pairing__board", "leg")
@@ -325,7 +331,7 @@ def swiss_players(*, tournament: Tournament) -> list[SwissPlayer]:
             opponents[pairing.first_id].add(pairing.second_id)
             opponents[pairing.second_id].add(pairing.first_id)
     games = (
-        Game.objects.filter(pairing__tournament=tournament)
+        TournamentGame.objects.filter(pairing__tournament=tournament)
         .select_related("match")
         .prefetch_related("match__participants")
         .order_by("pairing__round", "leg")
@@ -353,9 +359,9 @@ def swiss_players(*, tournament: Tournament) -> list[SwissPlayer]:
     ]
 
 
-def tournament_games(tournament: Tournament) -> QuerySet[Game]:
+def tournament_games(tournament: Tournament) -> QuerySet[TournamentGame]:
     """Every game paired in the tournament so far."""
-    return Game.objects.filter(pairing__tournament=tournament)
+    return TournamentGame.objects.filter(pairing__tournament=tournament)
 
 
 def round_complete(*, tournament: Tournament, round_no: int) -> bool:

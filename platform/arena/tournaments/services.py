@@ -30,14 +30,12 @@ from arena.submissions.models import Agent, Submission
 from arena.tournaments.events import tournament_event
 from arena.tournaments.models import (
     Entry,
-    Game,
     Pairing,
     Tournament,
+    TournamentGame,
 )
 from arena.tournaments.pairing import (
-    Pairing as PlannedPairing,
-)
-from arena.tournaments.pairing import (
+    PlannedPairing,
     SwissPairingError,
     round_robin,
     swiss_pair,
@@ -286,7 +284,7 @@ def pairings_store(
             if not tournament.duplicate_seats or not swapped:
                 seed = secrets.randbelow(2**31)
             games.append(
-                Game(
+                TournamentGame(
                     pairing=pairing,
                     leg=leg,
                     seat0_id=p.second if swapped else p.first,
@@ -294,7 +292,7 @@ def pairings_store(
                     seed=seed,
                 )
             )
-        Game.objects.bulk_create(games)
+        TournamentGame.objects.bulk_create(games)
     return stored
 
 

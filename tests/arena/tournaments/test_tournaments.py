@@ -21,7 +21,7 @@ from arena.ratings.models import Rating
 from arena.submissions.models import Submission
 from arena.submissions.services import submission_create
 from arena.tournaments import scheduler, selectors, services
-from arena.tournaments.models import Entry, Game, Pairing, Tournament
+from arena.tournaments.models import Entry, Pairing, Tournament, TournamentGame
 from arena.tournaments.pairing import swiss_rounds_for
 from arena.tournaments.standings import GameResult, standings_compute
 from django.test import Client
@@ -102,7 +102,7 @@ def run_to_the_end(t: Tournament, rng: random.Random, max_ticks: int = 500) -> i
 def implied_standings(t: Tournament) -> list[tuple[int, float]]:
     """Standings recomputed from the matches themselves."""
     results = []
-    for game in Game.objects.filter(pairing__tournament=t).select_related("match"):
+    for game in TournamentGame.objects.filter(pairing__tournament=t).select_related("match"):
         seats = {p.seat: p.outcome for p in game.match.participants.all()}
         pts = {"win": 1.0, "draw": 0.5, "loss": 0.0}
         results.append(GameResult(game.seat0_id, game.seat1_id, pts[seats[0]], pts[seats[1]]))
@@ -131,7 +131,7 @@ def test_a_round_robin_plays_every_pair_once_within_its_share(
     assert t.status == Tournament.Status.FINISHED  # publish_at is in an hour
     keys = list(Pairing.objects.filter(tournament=t, second__isnull=False).values_list("key"))
     assert len(keys) == 10 == len(set(keys))
-    games = Game.objects.filter(pairing__tournament=t)
+    games = TournamentGame.objects.filter(pairing__tournament=t)
     assert games.count() == 20 and not games.filter(match__isnull=True).exists()
     # Duplicate seats: each pairing plays one seed twice with the seats swapped.
     for pairing in Pairing.objects.filter(tournament=t, second__isnull=False):
@@ -177,7 +177,7 @@ def test_results_are_published_at_the_set_time_and_not_before(
     anonymous, owner, stranger = Client(), Client(), Client()
     owner.force_login(entries[0].owner)
     stranger.force_login(make_user("stranger"))
-    match_id = Game.objects.filter(pairing__tournament=t).first().match_id
+    match_id = TournamentGame.objects.filter(pairing__tournament=t).first().match_id
     for client in (anonymous, stranger):
         body = client.get(f"/api/tournaments/{t.pk}").json()
         assert body["results_visible"] is False and "standings" not in body
@@ -247,7 +247,7 @@ def test_a_match_the_platform_fails_is_rerun_then_void(
     t, _ = field(make_user, starter_source, 2, games_per_pairing=1, duplicate_seats=False)
     freeze_now(t)
     scheduler.tournaments_tick()
-    game = Game.objects.get(pairing__tournament=t)
+    game = TournamentGame.objects.get(pairing__tournament=t)
     Match.objects.filter(pk=game.match_id).update(status=Match.Status.ERROR, attempts=3)
     scheduler.tournaments_tick()
     game.refresh_from_db()
