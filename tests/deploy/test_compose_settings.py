@@ -132,7 +132,7 @@ def test_behind_the_tls_proxy_the_site_redirects_http_and_sends_hsts(tmp_path: P
 
 def test_every_queue_has_a_compose_worker_and_the_pools_match_make_run() -> None:
     """A queue without a consumer never plays what lands there (a tournament, a model seat)."""
-    from arena.matches.management.commands.arena_worker import POOLS
+    from arena.ops.management.commands.arena_worker import POOLS
     from django.conf import settings
 
     services = yaml.safe_load(COMPOSE.read_text())["services"]

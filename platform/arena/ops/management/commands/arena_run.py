@@ -40,7 +40,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.management.commands.arena_worker import (
+from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
+from arena.ops.management.commands.arena_worker import (
     POOL_ENV,
     POOL_EXTRA,
     POOLS,
@@ -48,7 +49,6 @@ from arena.matches.management.commands.arena_worker import (
     child_env,
     worker_argv,
 )
-from arena.matches.sandboxing import PROCESS_WARNING, detected_backend, remove_orphaned_agents
 
 #: A child that ran this long before dying starts again at once; quicker deaths back off.
 HEALTHY_AFTER_S = 30.0
