@@ -359,3 +359,31 @@ def test_api_modules_import_at_the_top() -> None:
                     if isinstance(inner, ast.Import | ast.ImportFrom)
                 ]
     assert found == []
+
+
+#: Reads of the environment outside settings.py, each for a reason settings cannot serve.
+ENV_READS_ALLOWED = {
+    # Whether Django is configured yet: decided before any setting exists.
+    "platform/arena/celery_app.py",
+    # A model's API key, by the variable the operator named: kept out of settings (and so out of
+    # every page and log that prints them).
+    "platform/arena/llm/seats.py",
+}
+
+
+def test_settings_are_read_in_settings_py_only() -> None:
+    found = []
+    for path in sorted((ROOT / "platform").rglob("*.py")):
+        name = str(path.relative_to(ROOT))
+        if name == "platform/arena/settings.py" or name in ENV_READS_ALLOWED:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        for node in ast.walk(tree):
+            text = ast.unparse(node) if isinstance(node, ast.expr) else ""
+            # A subscript read (``os.environ["X"]``), not a write (metrics sets a variable).
+            loads = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+            if text in ("os.environ.get", "os.getenv") or (
+                loads and text.startswith("os.environ[")
+            ):
+                found.append(f"{name}:{node.lineno} reads the environment")
+    assert found == []

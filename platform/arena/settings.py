@@ -425,12 +425,17 @@ ARENA_RANKED_PRINTS_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_PRINTS_RET
 ARENA_RANKED_LOG_RETENTION_DAYS = int(os.environ.get("ARENA_RANKED_LOG_RETENTION_DAYS", "0"))
 ARENA_HOUSE_USERNAME = "house"
 
+#: The log level of the site and of the Celery processes ``arena_worker`` starts.
+ARENA_LOG_LEVEL = os.environ.get("ARENA_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": ARENA_LOG_LEVEL},
 }
+#: gunicorn's worker processes under ``make run`` (``arena_run --web-workers``); a server's
+#: gunicorn reads the same variable in deploy/gunicorn.conf.py, with a default of its own.
+ARENA_RUN_WEB_WORKERS = int(os.environ.get("GUNICORN_WORKERS", "2"))
 
 # --- Bad input and throttles (README "Limits") -------------------------------------------------
 #: Any request body above this is refused (413) before it is read or spooled to disk. Above the

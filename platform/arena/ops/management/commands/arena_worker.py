@@ -75,7 +75,7 @@ CELERY = (sys.executable, "-m", "celery", "-A", "arena.celery_app")
 
 def celery_argv(command: str, *args: str) -> list[str]:
     """``celery COMMAND ARGS`` on the platform's app, logging at ``$ARENA_LOG_LEVEL``."""
-    return [*CELERY, command, *args, "--loglevel", os.environ.get("ARENA_LOG_LEVEL", "INFO")]
+    return [*CELERY, command, *args, "--loglevel", settings.ARENA_LOG_LEVEL]
 
 
 def worker_argv(
