@@ -197,6 +197,10 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
 
 def match_requeue(*, match: Match) -> Match:
     """Admin: queue a locked, errored match again (its attempts start over)."""
+    if match.status != Match.Status.ERROR:
+        raise Refused(
+            f"only a match that ended in an error can be re-run; this one is {match.status}"
+        )
     return match_set_status(match=match, status=Match.Status.QUEUED, attempts=0, error="")
 
 
