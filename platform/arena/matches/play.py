@@ -86,7 +86,11 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             record.platform_error,
             record.platform_traceback or "",
         )
-        return PlayFailure(error=record.platform_error, trace=record.platform_traceback or "")
+        return PlayFailure(
+            error=record.platform_error,
+            trace=record.platform_traceback or "",
+            retry=record.platform_error_retryable,
+        )
     return record
 
 

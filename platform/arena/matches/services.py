@@ -28,7 +28,7 @@ from arena.errors import Forbidden, Refused
 from arena.matches.eventlog import json_safe, text_safe
 from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
-from arena.matches.status import match_deadline, match_set_status
+from arena.matches.status import match_deadline, match_set_status, match_time_limits_s
 from arena.submissions.models import Submission
 from arena.submissions.selectors import submission_to_play
 from arena.submissions.services import house_submission_ensure
@@ -73,6 +73,9 @@ class PlayFailure:
 
     error: str
     trace: str = ""
+    #: False when another attempt would fail the same way (a bug in a game engine, on the same
+    #: seed): the match then ends at once instead of using up its attempts.
+    retry: bool = True
 
 
 def match_create(
@@ -247,6 +250,10 @@ def match_begin(*, match_id: int, task_id: str = "") -> Match | Skip:
         attempts=match.attempts + 1,
         started=timezone.now(),
         task_id=task_id[:64],
+        # Once a match: the sweeper then reads it instead of building the game every pass.
+        time_limit_s=(
+            match.time_limit_s if match.time_limit_s is not None else match_time_limits_s(match)[1]
+        ),
     )
     match_log_delete(match=match)  # a replayed attempt logs from scratch
     return match
@@ -257,9 +264,10 @@ def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:
     attempt."""
     error = text_safe(failure.error, limit=ERROR_MAX_CHARS)
     trace = text_safe(failure.trace, limit=TRACE_MAX_CHARS)
-    if match.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS:
+    if failure.retry and match.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS:
         match_set_status(match=match, status=Match.Status.QUEUED, error=error, error_trace=trace)
         return RunOutcome.RETRY
+    attempts = "1 attempt" if match.attempts == 1 else f"{match.attempts} attempts"
     match_set_status(
         match=match,
         status=Match.Status.ERROR,
@@ -267,7 +275,11 @@ def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:
         error_trace=trace,
         finished=timezone.now(),
         # The text stays in ``error`` (owners and staff); the summary is shown everywhere.
-        summary=f"platform error after {match.attempts} attempts (unrated)",
+        summary=(
+            f"platform error after {attempts} (unrated)"
+            if failure.retry
+            else "platform error, not retried: it would fail the same way (unrated)"
+        ),
     )
     return RunOutcome.DONE
 

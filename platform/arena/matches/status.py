@@ -120,5 +120,5 @@ def match_deadline(match: Match) -> datetime | None:
     the worker to record it. ``None`` if it has not started."""
     if match.started is None:
         return None
-    _, hard = match_time_limits_s(match)
+    hard = match.time_limit_s if match.time_limit_s is not None else match_time_limits_s(match)[1]
     return match.started + timedelta(seconds=hard + settings.ARENA_MATCH_DEADLINE_GRACE_S)

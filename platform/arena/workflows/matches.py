@@ -4,7 +4,7 @@ How one match is played, each step with one job (docs/architecture.md, "The life
 
 1. ``workflows.tasks.match_run_task`` (Celery, ``acks_late``): calls ``match_run``; on
    ``RunOutcome.RETRY`` it asks Celery to deliver the task again a little later.
-2. ``match_run`` (here): one attempt, start to end.
+2. ``match_run`` (here): one attempt, start to end; the log packed once the match is over.
 3. ``matches.services.match_begin``: under the match's row lock, a ``Skip`` (nothing to play,
    another live task plays it, attempts used up) or the match marked running for one more
    attempt.
@@ -66,24 +66,25 @@ def match_run(*, match_id: int, task_id: str = "") -> RunOutcome:
     if match is Skip.EXHAUSTED:
         failure = PlayFailure(error="the worker playing it stopped every attempt")
         return match_fail(match_id=match_id, failure=failure)
+    outcome = _attempt(match)
+    if outcome is RunOutcome.DONE:  # the match is over, recorded or failed: pack its log once
+        match_log_pack(match_id=match_id)
+    return outcome
+
+
+def _attempt(match: Match) -> RunOutcome:
+    """Play a begun match and record the result, or fail it: ``RETRY`` when it is queued again."""
     played = match_play(match=match)
     if isinstance(played, PlayFailure):
-        outcome = match_fail(match_id=match_id, failure=played)
-        if outcome is RunOutcome.DONE:
-            match_log_pack(match_id=match_id)
-        return outcome
+        return match_fail(match_id=match.pk, failure=played)
     try:
-        match_record(match_id=match_id, record=played)
+        match_record(match_id=match.pk, record=played)
     except Exception as exc:  # never leave it running: retried, then an unrated error
-        logger.exception("match %s could not be recorded", match_id)
+        logger.exception("match %s could not be recorded", match.pk)
         failure = PlayFailure(
             error=f"recording failed: {type(exc).__name__}", trace=traceback.format_exc()
         )
-        outcome = match_fail(match_id=match_id, failure=failure)
-        if outcome is RunOutcome.DONE:
-            match_log_pack(match_id=match_id)
-        return outcome
-    match_log_pack(match_id=match_id)
+        return match_fail(match_id=match.pk, failure=failure)
     return RunOutcome.DONE
 
 

@@ -171,10 +171,12 @@ def test_an_engine_bug_is_a_platform_error_that_nobody_forfeits(
         raise KeyError("hidden-card-7")  # a bug in the engine, not an illegal action
 
     monkeypatch.setattr(SimpleCardGame, "step", buggy_step)
-    for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS):
-        match_run(match_id=match.pk)
+    match_run(match_id=match.pk)
     match.refresh_from_db()
     assert match.status == "error" and not match.rated
+    # The same seed fails the same way: one attempt, not ARENA_MATCH_MAX_ATTEMPTS of them.
+    assert match.attempts == 1 < settings.ARENA_MATCH_MAX_ATTEMPTS
+    assert "not retried" in match.summary
     seats = list(match.participants.values_list("outcome", "reason"))
     assert seats == [("", ""), ("", "")], "nobody forfeits an engine's bug"
     assert Rating.objects.get(submission=mine).games == 0
