@@ -277,13 +277,6 @@ def test_the_cycle_finder_sees_a_function_level_circle(
     assert _cycles(graph) == [cycle]
 
 
-def test_the_sandbox_parts_never_import_the_old_backend_module() -> None:
-    # sandbox/docker_backend.py only re-exports the parts' names for older code.
-    graph = _import_graph(_project_modules())
-    users = sorted(m for m, imported in graph.items() if "sandbox.docker_backend" in imported)
-    assert users == []
-
-
 def _app_of(module: str) -> str | None:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[1] in APP_ORDER else None
