@@ -382,3 +382,18 @@ def test_settings_are_read_in_settings_py_only() -> None:
             ):
                 found.append(f"{name}:{node.lineno} reads the environment")
     assert found == []
+
+
+def test_the_in_flight_status_set_is_spelled_once() -> None:
+    # matches/models.py names it (IN_FLIGHT_STATUSES, Match.objects.in_flight()); a copy that
+    # drifts (a new status) would make two parts of the platform disagree on what is in flight.
+    found = []
+    for path in sorted(ARENA.rglob("*.py")):
+        if "migrations" in path.parts or path == ARENA / "matches" / "models.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        # The two statuses alone in a list or tuple (the API's Literal of every status is not).
+        for needle in ("Status.QUEUED, Match.Status.RUNNING]", '"queued", "running"]'):
+            if needle in text or needle[:-1] + ")" in text:
+                found.append(f"{path.relative_to(ROOT)} spells out {needle[:-1]}")
+    assert found == []
