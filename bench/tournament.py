@@ -28,6 +28,7 @@ from arena.tournaments.standings import GameResult, standings_compute
 
 from bench._stats import kendall_tau
 from games.core import get_game_spec
+from games.core.ranking import elo_expected
 
 
 def order_tau(order: Sequence[int], strength: dict[int, float]) -> float:
@@ -37,7 +38,7 @@ def order_tau(order: Sequence[int], strength: dict[int, float]) -> float:
 
 def game_points(a: float, b: float, draw_share: float, rng: random.Random) -> float:
     """Points of the player of strength ``a`` in one game against ``b``."""
-    expected = 1 / (1 + 10 ** ((b - a) / 400))
+    expected = elo_expected(a, b)  # the simulated truth follows the platform's Elo model
     draw = draw_share * (1 - abs(2 * expected - 1))  # draws are likeliest between equals
     roll = rng.random()
     if roll < draw:

@@ -45,6 +45,20 @@ def pytest_configure(config: pytest.Config) -> None:
             )
 
 
+#: Fixtures that start or need a real part, and the mark each implies: a test that uses one is
+#: marked so, and ``make test-fast``'s ``-m "not ..."`` leaves it out like a marked one.
+PART_FIXTURES = {"driver": "browser", "redis_url": "redis"}
+
+
+def _mark_parts(item: pytest.Item) -> None:
+    for fixture in getattr(item, "fixturenames", ()):
+        mark = PART_FIXTURES.get(fixture)
+        if mark and not item.get_closest_marker(mark):
+            item.add_marker(getattr(pytest.mark, mark))
+    if "real_model" in item.path.name and not item.get_closest_marker("model"):
+        item.add_marker(pytest.mark.model)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``make test`` runs the suite in two pytest-xdist processes (``--dist loadgroup``): each
@@ -56,6 +70,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ``tryfirst``: xdist reads the group marks in its own hook of this name."""
     weight: dict[object, int] = {}
     for item in items:
+        _mark_parts(item)
         heavy = item.get_closest_marker("e2e") or "real_model" in item.path.name
         rank = 0 if heavy else 1 if item.get_closest_marker("slow") else 2
         weight[item.path] = min(weight.get(item.path, 2), rank)

@@ -106,7 +106,17 @@ BENCHES = [
 ]
 
 
-@pytest.mark.parametrize(("script", "args", "keys", "parts"), BENCHES, ids=[b[0] for b in BENCHES])
+#: Each bench runs as a program of its own for up to minutes, some on Redis or PostgreSQL: slow,
+#: and marked with the parts it needs (``make test-fast`` leaves them out).
+BENCH_PARAMS = [
+    pytest.param(
+        *bench, marks=[pytest.mark.slow, *(getattr(pytest.mark, p) for p in bench[3])], id=bench[0]
+    )
+    for bench in BENCHES
+]
+
+
+@pytest.mark.parametrize(("script", "args", "keys", "parts"), BENCH_PARAMS)
 def test_the_bench_runs_and_prints_json(
     script: str, args: list[str], keys: set[str], parts: tuple[str, ...]
 ) -> None:

@@ -130,14 +130,18 @@ APP_ORDER = [
     "ratings",
     "competitions",
     "catalog",
+    # Operations (health, metrics, the maintenance record the tasks keep); its adapters include
+    # the commands that run the whole platform.
+    "ops",
     "workflows",
     # Above the workflows: it enqueues through them; nothing below imports it.
     "tournaments",
 ]
 
-#: Modules that adapt the apps to the web or the command line (views, admin, forms, urls,
-#: management commands): thin, so they may call any app or workflow; nothing imports them back.
-ADAPTERS = {"views", "admin", "forms", "urls", "management"}
+#: Modules that adapt the apps to the web or the command line (views, admin, forms, urls, API
+#: routers, management commands): thin, so they may call any app or workflow; nothing imports
+#: them back.
+ADAPTERS = {"views", "admin", "forms", "urls", "management", "api"}
 
 
 #: The source trees whose modules import each other, and the directory each module name is
@@ -273,21 +277,13 @@ def test_the_cycle_finder_sees_a_function_level_circle(
     assert _cycles(graph) == [cycle]
 
 
-def test_the_sandbox_parts_never_import_the_old_backend_module() -> None:
-    # sandbox/docker_backend.py only re-exports the parts' names for older code.
-    graph = _import_graph(_project_modules())
-    users = sorted(m for m, imported in graph.items() if "sandbox.docker_backend" in imported)
-    assert users == []
-
-
 def _app_of(module: str) -> str | None:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[1] in APP_ORDER else None
 
 
 def test_apps_depend_on_each_other_one_way() -> None:
-    # accounts ← notifications ← submissions ← matches ← ratings ← competitions ← catalog ←
-    # workflows, adapters excepted.
+    # Each app imports only those before it in APP_ORDER, adapters excepted.
     violations = []
     for module, imported in _import_graph().items():
         app = _app_of(module)
@@ -320,4 +316,84 @@ def test_the_platform_never_tests_a_games_name() -> None:
     for path in sorted((ROOT / "templates").rglob("*.html")):
         text = path.read_text(encoding="utf-8")
         found += [f"{path.relative_to(ROOT)} tests {g}" for g in ids if f'== "{g}"' in text]
+    assert found == []
+
+
+#: The thin adapters of the apps: pages, admin, API endpoints (docs/architecture.md).
+THIN_ADAPTERS = ("views.py", "admin.py", "api.py")
+
+
+def _adapter_modules() -> list[Path]:
+    found = [p for name in THIN_ADAPTERS for p in ARENA.glob(f"*/{name}")]
+    return sorted([*found, ARENA / "api.py", ARENA / "admin_actions.py"])
+
+
+def test_views_admin_and_api_never_query_the_orm() -> None:
+    # Reads go through selectors, writes through services: an adapter that queries a model's
+    # manager holds logic no other path shares (an admin action that skipped the service, a
+    # view's query the API answers differently).
+    found = []
+    for path in _adapter_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "objects":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} uses .objects")
+    assert found == []
+
+
+def test_api_modules_import_at_the_top() -> None:
+    # An import inside an endpoint hides a dependency from the layout checks above.
+    found = []
+    for path in sorted([ARENA / "api.py", ARENA / "api_base.py", *ARENA.glob("*/api.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found += [
+                    f"{path.relative_to(ROOT)}:{inner.lineno} imports inside {node.name}"
+                    for inner in ast.walk(node)
+                    if isinstance(inner, ast.Import | ast.ImportFrom)
+                ]
+    assert found == []
+
+
+#: Reads of the environment outside settings.py, each for a reason settings cannot serve.
+ENV_READS_ALLOWED = {
+    # Whether Django is configured yet: decided before any setting exists.
+    "platform/arena/celery_app.py",
+    # A model's API key, by the variable the operator named: kept out of settings (and so out of
+    # every page and log that prints them).
+    "platform/arena/llm/seats.py",
+}
+
+
+def test_settings_are_read_in_settings_py_only() -> None:
+    found = []
+    for path in sorted((ROOT / "platform").rglob("*.py")):
+        name = str(path.relative_to(ROOT))
+        if name == "platform/arena/settings.py" or name in ENV_READS_ALLOWED:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        for node in ast.walk(tree):
+            text = ast.unparse(node) if isinstance(node, ast.expr) else ""
+            # A subscript read (``os.environ["X"]``), not a write (metrics sets a variable).
+            loads = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+            if text in ("os.environ.get", "os.getenv") or (
+                loads and text.startswith("os.environ[")
+            ):
+                found.append(f"{name}:{node.lineno} reads the environment")
+    assert found == []
+
+
+def test_the_in_flight_status_set_is_spelled_once() -> None:
+    # matches/models.py names it (IN_FLIGHT_STATUSES, Match.objects.in_flight()); a copy that
+    # drifts (a new status) would make two parts of the platform disagree on what is in flight.
+    found = []
+    for path in sorted(ARENA.rglob("*.py")):
+        if "migrations" in path.parts or path == ARENA / "matches" / "models.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        # The two statuses alone in a list or tuple (the API's Literal of every status is not).
+        for needle in ("Status.QUEUED, Match.Status.RUNNING]", '"queued", "running"]'):
+            if needle in text or needle[:-1] + ")" in text:
+                found.append(f"{path.relative_to(ROOT)} spells out {needle[:-1]}")
     assert found == []

@@ -152,13 +152,6 @@ class ActionParser:
                 return value
         return None
 
-    def extract_reasoning(self, raw_output: str) -> str:
-        """The text before the JSON answer."""
-        cut = raw_output.find("```")
-        if cut < 0:
-            cut = raw_output.find("{")
-        return (raw_output if cut < 0 else raw_output[:cut]).strip()
-
     def find_closest_action(self, parsed: Action, valid_actions: list[Action]) -> Action | None:
         """The first available action or template with the same ``action_type``."""
         for candidate in valid_actions:

@@ -148,7 +148,8 @@ class MatchRecord:
     """Everything a match produced. ``to_dict()`` is plain JSON.
 
     ``platform_error`` is set (and outcomes left empty) when the match could not be played for a
-    reason that is not an agent's fault; the platform retries such matches and never rates them.
+    reason that is not an agent's fault; the platform never rates such matches, and plays them
+    again while ``platform_error_retryable`` says another attempt may end otherwise.
     It is written for the agents' owners; ``platform_traceback`` (the exception with its
     traceback, which may quote the game's hidden state) is for staff only.
     """
@@ -172,6 +173,10 @@ class MatchRecord:
     final_state: dict[str, Any] = field(default_factory=dict)
     platform_error: str | None = None
     platform_traceback: str | None = None
+    #: Whether playing the match again may end otherwise: true for a failure of the sandbox or
+    #: the host (``PlatformError``: an engine gone, a timeout of our own), false for a bug in a
+    #: game engine or the referee, which fails the same way on the same seed.
+    platform_error_retryable: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready dicts and lists (enums become their string values)."""

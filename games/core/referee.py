@@ -606,6 +606,7 @@ def play_match(
             "platform's side, not an agent's; the match is not rated"
         )
         match.record.platform_traceback = traceback.format_exc()
+        match.record.platform_error_retryable = False
     finally:
         match.close()
     match.record.duration_s = round(time.perf_counter() - began, 3)

@@ -17,6 +17,7 @@ from typing import Any
 from games.core.agent import InProcessAgentHandle
 from games.core.ranking import (
     DEFAULT_MIN_MATCHES,
+    ELO_START,
     PayoffSummary,
     elo_ratings,
     payoff_summary,
@@ -74,7 +75,7 @@ class RoundRobin:
     def elo(self) -> dict[str, float]:
         """Elo of every bot after the round robin, in match order."""
         ratings = elo_ratings(self.results)
-        return {bot: ratings.get(bot, 1200.0) for bot in self.bots}
+        return {bot: ratings.get(bot, ELO_START) for bot in self.bots}
 
     def standings(self, min_matches: int = DEFAULT_MIN_MATCHES) -> list[dict[str, Any]]:
         """The bots in ladder order by the game's measure, each row with Elo beside it."""

@@ -32,12 +32,6 @@ class ValidationPlan:
     #: Rounds of the short match (each brings ``on_round_start`` and ``on_round_end``).
     rounds: int
 
-    @property
-    def max_calls_per_seat(self) -> int:
-        """Calls one seat answers at most when it plays legally: its turns (at most all of
-        them in a self-play), two hooks a round, ``on_match_end``."""
-        return self.max_turns + 2 * self.rounds + 1
-
     def bound_s(self, settings: MatchSettings | None = None) -> float:
         """The longest a validation takes, in seconds, for an agent that plays legally and
         uses its whole budget on every call: loading and ``on_match_start`` (both seats at

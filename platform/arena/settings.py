@@ -109,15 +109,18 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    # The platform's apps in the order they may import each other (docs/architecture.md; the
+    # same order as tests/test_layout.py's APP_ORDER, which a test holds them to).
     "arena.accounts",
+    "arena.notifications",
     "arena.submissions",
     "arena.llm",
     "arena.matches",
     "arena.ratings",
-    "arena.catalog",
-    "arena.workflows",
-    "arena.notifications",
     "arena.competitions",
+    "arena.catalog",
+    "arena.ops",
+    "arena.workflows",
     "arena.tournaments",
 ]
 
@@ -485,6 +488,9 @@ LOGGING = {
         "celery.beat": {"level": _ROUTINE_LEVEL},
     },
 }
+#: gunicorn's worker processes under ``make run`` (``arena_run --web-workers``); a server's
+#: gunicorn reads the same variable in deploy/gunicorn.conf.py, with a default of its own.
+ARENA_RUN_WEB_WORKERS = int(os.environ.get("GUNICORN_WORKERS", "2"))
 
 # --- Bad input and throttles (README "Limits") -------------------------------------------------
 #: Any request body above this is refused (413) before it is read or spooled to disk. Above the
@@ -568,7 +574,6 @@ ARENA_EMAIL_VERIFICATION = ARENA_EMAIL_ENABLED and env_bool("ARENA_EMAIL_VERIFIC
 ARENA_EMAIL_LINK_MAX_AGE_S = int(os.environ.get("ARENA_EMAIL_LINK_MAX_AGE_S", str(3 * 24 * 3600)))
 
 # --- Operating it (docs/operations.md) ---------------------------------------------------------
-INSTALLED_APPS.append("arena.ops")
 #: Where this instance's processes on this host write their Prometheus metrics (one file per
 #: process). Each instance needs its own: /metrics adds up every file in the folder. Falls back to
 #: prometheus-client's own PROMETHEUS_MULTIPROC_DIR, then to var/metrics.

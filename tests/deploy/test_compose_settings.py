@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from arena.settings import _proxy_ssl_header
 
@@ -68,6 +69,7 @@ def manage(
     )
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_compose_environment_passes_check_deploy_with_no_warning(tmp_path: Path) -> None:
     # What an operator sets (compose.yaml refuses to start without both): a real secret.
     given = {"DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "POSTGRES_PASSWORD": "pw"}
@@ -132,7 +134,7 @@ def test_behind_the_tls_proxy_the_site_redirects_http_and_sends_hsts(tmp_path: P
 
 def test_every_queue_has_a_compose_worker_and_the_pools_match_make_run() -> None:
     """A queue without a consumer never plays what lands there (a tournament, a model seat)."""
-    from arena.matches.management.commands.arena_worker import POOLS
+    from arena.ops.management.commands.arena_worker import POOLS
     from django.conf import settings
 
     services = yaml.safe_load(COMPOSE.read_text())["services"]

@@ -25,7 +25,7 @@ import pytest
 from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
 from devtools.parts import ROOT, free_port, manage, platform_env, start_process, wait_http
 from games.core import get_game_spec
-from tests.arena.matches.test_arena_run import _alive
+from tests.arena.ops.test_arena_run import _alive
 from tests.conftest import require_part, wait_for
 from tests.e2e.conftest import http_get
 

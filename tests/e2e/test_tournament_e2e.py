@@ -99,12 +99,12 @@ import json
 from collections import Counter
 from django.db.models import Count
 from arena.matches.models import Match
-from arena.tournaments.models import Game, Pairing, Tournament
+from arena.tournaments.models import TournamentGame, Pairing, Tournament
 from arena.tournaments.selectors import tournament_as_dict
 from arena.tournaments.standings import GameResult, points_of, standings_compute
 t = Tournament.objects.get(pk={id})
 pairings = Pairing.objects.filter(tournament=t)
-games = Game.objects.filter(pairing__tournament=t).select_related("match")
+games = TournamentGame.objects.filter(pairing__tournament=t).select_related("match")
 matches = Match.objects.filter(kind="tournament")
 results, seats_played = [], Counter()
 for g in games:

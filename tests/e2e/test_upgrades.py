@@ -99,7 +99,7 @@ def ladder(cluster_env: dict[str, str]) -> Iterator[tuple[dict[str, str], Path, 
     with ExitStack() as cleanup:
 
         def teardown() -> None:
-            from sandbox.docker_backend import docker_client
+            from sandbox.engine import docker_client
 
             ours: set[int] = set()
             for node in nodes:

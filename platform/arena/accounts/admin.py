@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from arena.accounts.models import ApiToken, User
+from arena.workflows.accounts import users_disable
 
 
 @admin.action(description="Disable the selected users (they can no longer sign in or use tokens)")
@@ -13,10 +14,7 @@ def disable_users(
     modeladmin: admin.ModelAdmin[User], request: HttpRequest, queryset: QuerySet[User]
 ) -> None:
     """Untick ``is_active`` and take their submissions off the ladder."""
-    from arena.submissions.models import Submission
-
-    queryset.update(is_active=False)
-    Submission.objects.filter(agent__owner__in=queryset).update(active=False)
+    users_disable(users=queryset)
 
 
 @admin.register(User)

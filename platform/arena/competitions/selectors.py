@@ -386,3 +386,10 @@ def head_to_head(
             }
         )
     return rows
+
+
+def pauses_in_force(*, agent: Agent, versions: list[Submission] | None = None) -> list[LadderPause]:
+    """The ladder pauses in force on the agent's versions (``versions`` when the caller has read
+    them), at most five: one a version at most."""
+    mine = Q(submission__agent=agent) if versions is None else Q(submission__in=versions)
+    return list(LadderPause.objects.filter(mine, cleared__isnull=True)[:5])

@@ -18,7 +18,7 @@ from django.utils import timezone
 from arena.accounts.models import User
 from arena.competitions.models import ChallengePolicy, LadderPause
 from arena.errors import Forbidden, NotFound, Refused
-from arena.matches.models import Match, Participant
+from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.services import match_create, requested_quota_check
 from arena.ratings.models import Rating
 from arena.submissions.models import Agent, Submission
@@ -121,7 +121,7 @@ def _unfinished_challenges(user: User | int) -> Q:
     return Q(
         kind=Match.Kind.CHALLENGE,
         requested_by=user,
-        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        status__in=IN_FLIGHT_STATUSES,
     )
 
 

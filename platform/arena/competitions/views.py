@@ -6,7 +6,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -14,13 +13,12 @@ from django.views.decorators.http import require_POST
 from arena.accounts.selectors import signed_in_user
 from arena.competitions import selectors
 from arena.competitions.forms import ChallengePolicyForm, HistoryFilterForm
-from arena.competitions.models import LadderPause
 from arena.competitions.services import challenge_policy_get, challenge_policy_set
 from arena.errors import NotFound, RateLimited, Refused
 from arena.ratings.charts import rating_chart_svg
 from arena.ratings.selectors import rating_history
 from arena.submissions.models import Agent, Submission
-from arena.submissions.selectors import agent_get
+from arena.submissions.selectors import agent_get, submissions_accepted_of
 from arena.workflows.competitions import challenge_request
 from games.core import get_game_spec
 
@@ -51,27 +49,18 @@ def agent_panel(
     user = request.user
     is_owner = user.is_authenticated and agent.owner_id == user.pk
     policy = challenge_policy_get(agent=agent)
-    mine = Q(submission__agent=agent) if versions is None else Q(submission__in=versions)
     # Versions read with ``selectors.pause_flag`` say whether a pause is in force.
     flagged = versions is not None and all("ladder_paused" in s.__dict__ for s in versions)
     paused = not flagged or any(s.__dict__["ladder_paused"] for s in versions or ())
     challengers = []
     if user.is_authenticated and not is_owner:
-        challengers = list(
-            Submission.objects.filter(
-                agent__owner=user, agent__game=agent.game, status=Submission.Status.ACCEPTED
-            )
-            .select_related("agent")
-            .order_by("agent__name", "-version")
-        )
+        challengers = list(submissions_accepted_of(user=signed_in_user(request), game=agent.game))
     return {
         "is_owner": is_owner,
         "policy": policy,
         "challengers": challengers,
         # The pauses in force (one a version at most).
-        "pauses": (
-            list(LadderPause.objects.filter(mine, cleared__isnull=True)[:5]) if paused else []
-        ),
+        "pauses": (selectors.pauses_in_force(agent=agent, versions=versions) if paused else []),
         "head_to_head": selectors.head_to_head_cells(
             agent,
             selectors.head_to_head(

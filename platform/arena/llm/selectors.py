@@ -70,11 +70,6 @@ def spend_month_usd() -> Decimal:
     return _sum(ModelCall.objects.filter(created__gte=start))
 
 
-def match_spend_usd(*, match_id: int) -> Decimal:
-    """What one match's model calls cost (every attempt)."""
-    return _sum(ModelCall.objects.filter(match_id=match_id))
-
-
 def match_model_calls(*, match_id: int) -> list[ModelCall]:
     """The ledger of one match, in call order."""
     return list(ModelCall.objects.filter(match_id=match_id).order_by("pk"))

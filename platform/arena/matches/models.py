@@ -82,6 +82,9 @@ class Match(models.Model):
     rated = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
+    #: The hard time limit of an attempt (``status.match_time_limits_s``), worked out when its
+    #: first attempt begins: the sweeper reads it on every pass instead of building the game.
+    time_limit_s = models.FloatField(null=True, blank=True)
     #: When its task was last sent: the sweeper sends it again when it waits too long.
     enqueued = models.DateTimeField(null=True, blank=True)
     #: The Celery task id of the attempt playing it: a duplicate message skips a live attempt.

@@ -345,3 +345,15 @@ def matches_running_among(*, match_ids: Iterable[int], task_ids: Iterable[str]) 
             pk__in=ids, status=Match.Status.RUNNING, task_id__in=[t[:64] for t in task_ids]
         ).values_list("pk", flat=True)
     )
+
+
+def match_find(*, match_id: int | None) -> Match | None:
+    """The match of that id, or ``None`` (no id, or deleted): for a page that shows it if any."""
+    return Match.objects.filter(pk=match_id).first() if match_id else None
+
+
+def trainings_of(*, submission_id: int, limit: int = 10) -> QuerySet[Match]:
+    """The training matches the submission requested (it sits in seat 0), newest first."""
+    return Match.objects.filter(
+        kind=Match.Kind.TRAINING, participants__submission_id=submission_id, participants__seat=0
+    ).order_by("-id")[:limit]

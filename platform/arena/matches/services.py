@@ -1,29 +1,81 @@
-"""Writes for matches: create, training requests, admin status changes.
+"""Writes for matches: create, training, an attempt's begin and end, admin status changes.
 
-Playing and recording live in ``play.py``, the status machine in ``status.py``, the live log in
-``eventlog.py``. Enqueuing and the effects on other apps (Elo, validation) are workflows
-(``arena.workflows``): these functions only change the match's own rows.
+Every result of an attempt is typed: ``match_begin`` gives the locked match or a ``Skip``;
+``match_play`` (``play.py``, the sandbox and the referee) gives the referee's ``MatchRecord`` or a
+``PlayFailure``; ``match_platform_failure`` says whether the match goes back to the queue
+(``RunOutcome.RETRY``) or is over (``RunOutcome.DONE``). The status machine is in
+``status.py``, the live log in ``eventlog.py``. Enqueuing and the effects on other apps (Elo,
+validation) are workflows (``arena.workflows``): these functions only change the match's own
+rows.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import timezone
 
+from arena import metrics
 from arena.accounts.models import User
 from arena.bulk import insert_copies
 from arena.errors import Forbidden, Refused
+from arena.matches.eventlog import json_safe, text_safe
+from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
-from arena.matches.status import match_set_status
+from arena.matches.status import match_deadline, match_set_status, match_time_limits_s
 from arena.submissions.models import Submission
 from arena.submissions.selectors import submission_to_play
 from arena.submissions.services import house_submission_ensure
 from arena.throttles import hourly_quota_check, user_lock
-from games.core import get_game_spec
+from games.core import MatchRecord, get_game_spec
 from games.core.validation import validation_plan
+
+logger = logging.getLogger(__name__)
+
+#: Longest platform error text kept for owners, and traceback kept for staff.
+ERROR_MAX_CHARS = 4000
+TRACE_MAX_CHARS = 32_000
+
+
+class RunOutcome(StrEnum):
+    """What became of one attempt at a match: what the Celery task acts on."""
+
+    #: Nothing more to do: recorded, ended as an error, or not this task's to play.
+    DONE = "done"
+    #: A platform error with attempts left: the match is queued again.
+    RETRY = "retry"
+
+
+class Skip(Enum):
+    """Why ``match_begin`` started no attempt."""
+
+    #: Finished, errored or deleted: nothing to play.
+    NOTHING_TO_PLAY = "nothing to play"
+    #: Another task is playing it and is not overdue (a duplicate message).
+    BUSY = "busy"
+    #: The attempts are used up (a worker died on the last one).
+    EXHAUSTED = "exhausted"
+
+
+@dataclass(frozen=True)
+class PlayFailure:
+    """The platform could not play the match (never an agent's fault).
+
+    ``error`` is for the agents' owners and staff; ``trace`` (the exception and its traceback,
+    which may quote the game's hidden state) for staff only.
+    """
+
+    error: str
+    trace: str = ""
+    #: False when another attempt would fail the same way (a bug in a game engine, on the same
+    #: seed): the match then ends at once instead of using up its attempts.
+    retry: bool = True
 
 
 def match_create(
@@ -148,6 +200,10 @@ def training_create(*, user: User, submission_id: int, opponent: str, timed: boo
 
 def match_requeue(*, match: Match) -> Match:
     """Admin: queue a locked, errored match again (its attempts start over)."""
+    if match.status != Match.Status.ERROR:
+        raise Refused(
+            f"only a match that ended in an error can be re-run; this one is {match.status}"
+        )
     return match_set_status(match=match, status=Match.Status.QUEUED, attempts=0, error="")
 
 
@@ -164,3 +220,105 @@ def match_void_status(*, match: Match, reason: str) -> bool:
     was_rated = match.rated
     match_set_status(match=match, status=Match.Status.ERROR, error=reason)
     return was_rated
+
+
+def match_lock(*, match_id: int) -> Match | None:
+    """The match row, locked until the surrounding transaction ends (``None`` if deleted)."""
+    return Match.objects.select_for_update().filter(pk=match_id).first()
+
+
+@transaction.atomic
+def match_begin(*, match_id: int, task_id: str = "") -> Match | Skip:
+    """Mark the match running for one more attempt, or say why not (``Skip``).
+
+    Idempotent: a redelivered task finds the match finished and stops; a match whose worker
+    died mid-way (status still running, same task redelivered) is played again from the start,
+    within ``ARENA_MATCH_MAX_ATTEMPTS`` however many times the broker redelivers it.
+    """
+    match = match_lock(match_id=match_id)
+    if match is None or match.is_done:
+        return Skip.NOTHING_TO_PLAY
+    if match.status == Match.Status.RUNNING and match.task_id and match.task_id != task_id:
+        deadline = match_deadline(match)
+        if deadline is not None and timezone.now() < deadline:
+            return Skip.BUSY
+    if match.attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+        return Skip.EXHAUSTED
+    match_set_status(
+        match=match,
+        status=Match.Status.RUNNING,
+        attempts=match.attempts + 1,
+        started=timezone.now(),
+        task_id=task_id[:64],
+        # Once a match: the sweeper then reads it instead of building the game every pass.
+        time_limit_s=(
+            match.time_limit_s if match.time_limit_s is not None else match_time_limits_s(match)[1]
+        ),
+    )
+    match_log_delete(match=match)  # a replayed attempt logs from scratch
+    return match
+
+
+def match_platform_failure(*, match: Match, failure: PlayFailure) -> RunOutcome:
+    """Queue a locked match again after a platform error, or end it unrated after the last
+    attempt."""
+    error = text_safe(failure.error, limit=ERROR_MAX_CHARS)
+    trace = text_safe(failure.trace, limit=TRACE_MAX_CHARS)
+    if failure.retry and match.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS:
+        match_set_status(match=match, status=Match.Status.QUEUED, error=error, error_trace=trace)
+        return RunOutcome.RETRY
+    attempts = "1 attempt" if match.attempts == 1 else f"{match.attempts} attempts"
+    match_set_status(
+        match=match,
+        status=Match.Status.ERROR,
+        error=error,
+        error_trace=trace,
+        finished=timezone.now(),
+        # The text stays in ``error`` (owners and staff); the summary is shown everywhere.
+        summary=(
+            f"platform error after {attempts} (unrated)"
+            if failure.retry
+            else "platform error, not retried: it would fail the same way (unrated)"
+        ),
+    )
+    return RunOutcome.DONE
+
+
+def match_record_result(*, match: Match, record: MatchRecord) -> Match:
+    """Store the outcome of a locked, unfinished match: seats, rounds, summary, ``finished``."""
+    # Not record.to_dict(): it deep-copies the whole log (tens of MB in poker), which the
+    # events already hold. Details, states and stats can carry what an agent sent: made safe.
+    for s in record.seats:
+        if s.reason and str(s.reason) != "normal":
+            metrics.inc(metrics.FORFEITS, game=match.game, reason=str(s.reason))
+        score = json_safe(s.score)
+        Participant.objects.filter(match=match, seat=s.seat).update(
+            outcome=str(s.outcome) if s.outcome else "",
+            reason=str(s.reason) if s.reason else "",
+            detail=text_safe(str(s.detail or ""), limit=8000),
+            score=score if isinstance(score, int | float) else None,
+        )
+    return match_set_status(
+        match=match,
+        status=Match.Status.FINISHED,
+        winner_seat=record.winner,
+        rounds=json_safe(record.rounds),
+        stats=json_safe(record.stats),
+        final_state=json_safe(record.final_state),
+        summary=text_safe(record.summary(), limit=8000),
+        duration_s=record.duration_s,
+        finished=timezone.now(),
+        error="",
+        error_trace="",
+    )
+
+
+def match_log_pack(*, match_id: int) -> None:
+    """Pack a finished match's log into one blob, outside the result's transaction: if that
+    fails the rows stay (the read path serves them too) and ``match_logs_maintain`` packs them."""
+    try:
+        match_log_archive(match_id=match_id)
+    except Exception:
+        logger.exception(
+            "match %s: packing its log failed; the hourly maintenance retries", match_id
+        )

@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 
 from arena import metrics
-from arena.errors import Refused
 from arena.llm.selectors import model_entrant_ids
 from arena.matches.clock import MatchClock, match_clock
 from arena.matches.models import Match
@@ -31,11 +30,17 @@ ALLOWED_TRANSITIONS = {
 }
 
 
+class InvalidTransition(RuntimeError):
+    """A status change the machine does not allow: a bug in the caller, never a user's request
+    (a service that refuses a user checks the status first and raises ``Refused``)."""
+
+
 def match_set_status(*, match: Match, status: str, **fields: Any) -> Match:
-    """Change a match's status (and any other fields) if the transition is allowed."""
+    """Change a match's status (and any other fields) if the transition is allowed; else
+    ``InvalidTransition``."""
     allowed = ALLOWED_TRANSITIONS.get(Match.Status(match.status), set())
     if status not in allowed:
-        raise Refused(f"a {match.status} match cannot become {status}")
+        raise InvalidTransition(f"match {match.pk}: a {match.status} match cannot become {status}")
     previous = match.status
     match.status = status
     for key, value in fields.items():
@@ -115,5 +120,5 @@ def match_deadline(match: Match) -> datetime | None:
     the worker to record it. ``None`` if it has not started."""
     if match.started is None:
         return None
-    _, hard = match_time_limits_s(match)
+    hard = match.time_limit_s if match.time_limit_s is not None else match_time_limits_s(match)[1]
     return match.started + timedelta(seconds=hard + settings.ARENA_MATCH_DEADLINE_GRACE_S)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from arena.accounts.models import User
-from arena.notifications.models import Notification
+from arena.notifications.models import Notification, Webhook
 
 INBOX_PER_PAGE = 50
 
@@ -26,3 +26,8 @@ def inbox(
     if before is not None:
         rows = rows.filter(pk__lt=before)
     return rows.order_by("-id")[:limit]
+
+
+def webhook_of(*, user: User) -> Webhook | None:
+    """The user's webhook, if they set one."""
+    return Webhook.objects.filter(user=user).first()

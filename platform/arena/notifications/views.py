@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from arena.accounts.selectors import signed_in_user
 from arena.errors import Refused
 from arena.notifications import selectors, services
-from arena.notifications.models import Kind, Webhook
+from arena.notifications.models import Kind
 from arena.notifications.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 
@@ -76,7 +76,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "notifications/settings.html",
         {
             "rows": [{"kind": kind, "label": label, **prefs[kind]} for kind, label in Kind.choices],
-            "webhook": Webhook.objects.filter(user=user).first(),
+            "webhook": selectors.webhook_of(user=user),
             "email_enabled": services.email_enabled(),
             "signature_header": SIGNATURE_HEADER,
             "timestamp_header": TIMESTAMP_HEADER,

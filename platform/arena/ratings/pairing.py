@@ -1,5 +1,5 @@
 """Who plays whom: the matchmaking rules (docs/architecture.md) as a pure function (no Django), so
-``services.matchmaking_run`` and the ratings-quality bench run the same code.
+``workflows.ladder.matchmaking_run`` and the ratings-quality bench run the same code.
 
 The rules, in order:
 - entries with the fewest recent games choose first (ties at random);

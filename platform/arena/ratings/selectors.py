@@ -19,7 +19,7 @@ from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, V
 from django.urls import reverse
 from django.utils import timezone
 
-from arena.matches.models import Match, Participant
+from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.selectors import (
     latest_ranked_match_ids,
     latest_ranked_match_ids_query,
@@ -580,11 +580,11 @@ def ranked_flight() -> dict[str, Subquery]:
     running), as ``ladder_wait`` reads it: ``ranked_flight_id`` and ``ranked_flight_status``
     (both empty when none). A page that reads the versions anyway saves ``ladder_wait`` a
     query a version."""
-    flight = Match.objects.filter(
-        kind=Match.Kind.RANKED,
-        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-        participants__submission=OuterRef("pk"),
-    ).order_by("id")
+    flight = (
+        Match.objects.in_flight()
+        .filter(kind=Match.Kind.RANKED, participants__submission=OuterRef("pk"))
+        .order_by("id")
+    )
     return {
         "ranked_flight_id": Subquery(flight.values("id")[:1]),
         "ranked_flight_status": Subquery(flight.values("status")[:1]),
@@ -613,11 +613,8 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
         )
     else:
         flight = (
-            Match.objects.filter(
-                kind=Match.Kind.RANKED,
-                status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-                participants__submission=submission,
-            )
+            Match.objects.in_flight()
+            .filter(kind=Match.Kind.RANKED, participants__submission=submission)
             .only("id", "kind", "status")
             .order_by("id")
             .first()
@@ -649,7 +646,7 @@ def ladder_wait(*, submission: Submission) -> LadderWait:
     in_flight = Participant.objects.filter(
         submission_id=OuterRef("submission_id"),
         match__kind=Match.Kind.RANKED,
-        match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        match__status__in=IN_FLIGHT_STATUSES,
     )
     others = Rating.objects.filter(
         game=game,

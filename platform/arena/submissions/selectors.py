@@ -99,3 +99,15 @@ def submission_validation_match_id(submission: Submission) -> int | None:
         .values_list("match_id", flat=True)
         .first()
     )
+
+
+def submissions_accepted_of(*, user: User, game: str) -> QuerySet[Submission]:
+    """The user's accepted submissions of ``game`` (with their agents), by agent then newest:
+    what they may enter in a training match or a challenge."""
+    return (
+        Submission.objects.filter(
+            agent__owner=user, agent__game=game, status=Submission.Status.ACCEPTED
+        )
+        .select_related("agent")
+        .order_by("agent__name", "-version")
+    )

@@ -19,11 +19,12 @@ from arena.llm.selectors import (
     spend_today_usd,
     spend_total_usd,
 )
-from arena.matches.models import Match
 from arena.matches.selectors import (
+    match_find,
     match_log,
     match_progress,
     match_queue_wait,
+    trainings_of,
     validation_bounds,
 )
 from arena.ratings.charts import rating_chart_svg
@@ -145,16 +146,14 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     """Status (polled while pending), source, validation log, ladder and training controls."""
     submission = _owned(request, submission_id)
     validation_id = selectors.submission_validation_match_id(submission)
-    validation = Match.objects.filter(pk=validation_id).first() if validation_id else None
+    validation = match_find(match_id=validation_id)
     log = match_log(validation, request.user) if validation else []
     spec = get_game_spec(submission.agent.game)
     opponents = [(f"house:{b}", f"house bot: {b}") for b in sorted(spec.bots)] + [
         (str(s.pk), f"my {s.label}")
-        for s in Submission.objects.filter(
-            agent__owner=signed_in_user(request),
-            agent__game=submission.agent.game,
-            status=Submission.Status.ACCEPTED,
-        ).select_related("agent")
+        for s in selectors.submissions_accepted_of(
+            user=signed_in_user(request), game=submission.agent.game
+        )
     ]
     running = validation is not None and not validation.is_done
     entrant = model_entrant_of(submission)
@@ -180,9 +179,7 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
         # Off the ladder by an auto-pause: why, as the agent page says it.
         "pause": None if submission.active else pause_in_force(submission=submission),
-        "trainings": Match.objects.filter(
-            kind=Match.Kind.TRAINING, participants__submission=submission, participants__seat=0
-        ).order_by("-id")[:10],
+        "trainings": trainings_of(submission_id=submission.pk),
     }
     if request.headers.get("HX-Request"):
         response = render(request, "submissions/_status.html", context)

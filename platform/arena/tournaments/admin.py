@@ -13,10 +13,10 @@ from django.http import HttpRequest
 from arena.accounts.selectors import signed_in_user
 from arena.admin_actions import each_selected
 from arena.tournaments.models import Entry, Tournament
+from arena.tournaments.selectors import tournament_problems
 from arena.tournaments.services import (
     PLAY_SETTINGS,
     tournament_pause,
-    tournament_problems,
     tournament_rerun,
     tournament_resume,
 )

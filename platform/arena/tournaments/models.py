@@ -201,7 +201,7 @@ class Pairing(models.Model):
         return f"round {self.round} board {self.board} of {self.tournament_id}"
 
 
-class Game(models.Model):
+class TournamentGame(models.Model):
     """One game of a pairing: its seats and seed, fixed when the pairing is made; ``match`` is
     the one match that plays it, created when the scheduler releases the game."""
 
@@ -219,6 +219,9 @@ class Game(models.Model):
     void = models.BooleanField(default=False)
 
     class Meta:
+        # The table keeps the name it had when the class was ``Game`` (renamed so it is never
+        # mistaken for ``games.core.Game``, the engine).
+        db_table = "tournaments_game"
         ordering = ["pairing_id", "leg"]
         constraints = [models.UniqueConstraint(fields=["pairing", "leg"], name="game_unique_leg")]
 

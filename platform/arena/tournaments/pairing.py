@@ -35,7 +35,7 @@ class SwissPairingError(Exception):
 
 
 @dataclass(frozen=True)
-class Pairing:
+class PlannedPairing:
     """One pairing of a round: ``first`` takes seat 0 in its first game; ``second`` is the
     opponent, ``None`` for a bye."""
 
@@ -81,7 +81,7 @@ def _order(players: Sequence[SwissPlayer]) -> list[SwissPlayer]:
     return sorted(players, key=lambda p: (-p.score, p.seed, p.id))
 
 
-def swiss_pair(players: Sequence[SwissPlayer]) -> list[Pairing]:
+def swiss_pair(players: Sequence[SwissPlayer]) -> list[PlannedPairing]:
     """One Swiss round: every player paired once (one bye when the count is odd), no repeat.
 
     Raises ``SwissPairingError`` when no round without a repeat pairing exists.
@@ -113,9 +113,9 @@ def swiss_pair(players: Sequence[SwissPlayer]) -> list[Pairing]:
     result = []
     for board, (a, b) in enumerate(pairs):
         first, second = seat_first(by_id[a], by_id[b], board=board)
-        result.append(Pairing(first, second))
+        result.append(PlannedPairing(first, second))
     if bye is not None:
-        result.append(Pairing(bye.id, None))
+        result.append(PlannedPairing(bye.id, None))
     return result
 
 
@@ -158,7 +158,7 @@ def _pair_all(ordered: list[SwissPlayer], budget: list[int]) -> list[tuple[int, 
     return None
 
 
-def round_robin(ids: Sequence[int]) -> list[list[Pairing]]:
+def round_robin(ids: Sequence[int]) -> list[list[PlannedPairing]]:
     """Every pair of ``ids`` once, in ``len(ids) - 1`` rounds (``len(ids)`` when odd: one bye
     a round), by the circle method; seats balanced as the rounds go (nobody more than one game
     off even after any round)."""
@@ -172,14 +172,14 @@ def round_robin(ids: Sequence[int]) -> list[list[Pairing]]:
     n = len(players)
     balance = dict.fromkeys(ids, 0)
     last: dict[int, int | None] = dict.fromkeys(ids)
-    rounds: list[list[Pairing]] = []
+    rounds: list[list[PlannedPairing]] = []
     order = players[:]
     for _ in range(n - 1):
-        pairings: list[Pairing] = []
+        pairings: list[PlannedPairing] = []
         for board in range(n // 2):
             a, b = order[board], order[n - 1 - board]
             if a is None or b is None:
-                pairings.append(Pairing(b if a is None else a, None))  # type: ignore[arg-type]
+                pairings.append(PlannedPairing(b if a is None else a, None))  # type: ignore[arg-type]
                 continue
             pa = SwissPlayer(a, 0, 0, seat_balance=balance[a], last_seat=last[a])
             pb = SwissPlayer(b, 0, 1, seat_balance=balance[b], last_seat=last[b])
@@ -187,7 +187,7 @@ def round_robin(ids: Sequence[int]) -> list[list[Pairing]]:
             balance[first] += 1
             balance[second] -= 1
             last[first], last[second] = 0, 1
-            pairings.append(Pairing(first, second))
+            pairings.append(PlannedPairing(first, second))
         rounds.append(pairings)
         order = [order[0], order[-1], *order[1:-1]]  # rotate all but the first
     return rounds

@@ -17,8 +17,19 @@ from django.db.models import Count, QuerySet
 from arena.errors import NotFound
 from arena.matches.clock import MatchClock, clock_with
 from arena.matches.models import Match
-from arena.tournaments.models import Entry, Game, Tournament
+from arena.tournaments.models import (
+    MODEL_MOVE_BUDGET_S,
+    TURN_BUDGET_S,
+    Entry,
+    Tournament,
+    TournamentGame,
+)
+from arena.tournaments.pairing import SwissPlayer
 from arena.tournaments.standings import GameResult, Standing, points_of, standings_compute
+from games.core import UnknownGameError, get_game_spec
+
+#: Games per pairing at most (a pairing of many games belongs in a match's own config).
+MAX_GAMES_PER_PAIRING = 20
 
 
 def tournaments_list() -> QuerySet[Tournament]:
@@ -114,7 +125,7 @@ def tournament_results(tournament: Tournament) -> Results:
     entries = {e.pk: e for e in tournament.entries.select_related("agent", "owner", "submission")}
     playing = [e.pk for e in entries.values() if not e.dropped]
     games = list(
-        Game.objects.filter(pairing__tournament=tournament)
+        TournamentGame.objects.filter(pairing__tournament=tournament)
         .select_related("pairing", "match")
         .prefetch_related("match__participants")
         .order_by("pairing__round", "pairing__board", "leg")
@@ -260,3 +271,111 @@ def entry_of(tournament: Tournament, user: object) -> Entry | None:
     if not user_id:
         return None
     return tournament.entries.select_related("agent").filter(owner_id=user_id).first()
+
+
+# --- What the scheduler reads --------------------------------------------------------------
+
+
+def tournament_problems(tournament: Tournament) -> list[str]:
+    """What makes a tournament's settings unplayable, one sentence each (empty: none); the
+    tournament may be unsaved."""
+    problems: list[str] = []
+    try:
+        get_game_spec(tournament.game)
+    except UnknownGameError:
+        problems.append(f"unknown game {tournament.game!r}")
+    if not (
+        tournament.entry_opens
+        < tournament.entry_closes
+        <= tournament.freeze_at
+        <= tournament.publish_at
+    ):
+        problems.append(
+            "the times must come in this order: entry opens < entry closes <= freeze <= publish"
+        )
+    if tournament.format not in Tournament.Format.values:
+        problems.append(f"format must be one of {', '.join(Tournament.Format.values)}")
+    if not 1 <= tournament.games_per_pairing <= MAX_GAMES_PER_PAIRING:
+        problems.append(f"games per pairing must be 1 to {MAX_GAMES_PER_PAIRING}")
+    elif tournament.duplicate_seats and tournament.games_per_pairing % 2:
+        problems.append("duplicate seats play each seed twice: games per pairing must be even")
+    if tournament.round_robin_max < 2:
+        problems.append("round robin needs room for at least 2 entrants")
+    if tournament.swiss_rounds is not None and tournament.swiss_rounds < 1:
+        problems.append("a Swiss plays at least one round (leave it empty to size it)")
+    for bounds, value in (
+        (TURN_BUDGET_S, tournament.turn_budget_s),
+        (MODEL_MOVE_BUDGET_S, tournament.model_move_budget_s),
+    ):
+        problem = bounds.problem(value)
+        if problem:
+            problems.append(problem)
+    if not tournament.name.strip():
+        problems.append("give the tournament a name")
+    return problems
+
+
+def swiss_players(*, tournament: Tournament) -> list[SwissPlayer]:
+    """Each playing entry's score, opponents and seats so far, from the stored results."""
+    entries = list(tournament.entries.filter(dropped="").order_by("seed", "id"))
+    score = {e.pk: 0.0 for e in entries}
+    opponents: dict[int, set[int]] = {e.pk: set() for e in entries}
+    balance = dict.fromkeys(score, 0)
+    last_seat: dict[int, int | None] = dict.fromkeys(score)
+    had_bye = dict.fromkeys(score, False)
+    for pairing in tournament.pairings.all():
+        if pairing.second_id is None:
+            had_bye[pairing.first_id] = True
+            score[pairing.first_id] += tournament.games_per_pairing
+        else:
+            opponents[pairing.first_id].add(pairing.second_id)
+            opponents[pairing.second_id].add(pairing.first_id)
+    games = (
+        TournamentGame.objects.filter(pairing__tournament=tournament)
+        .select_related("match")
+        .prefetch_related("match__participants")
+        .order_by("pairing__round", "leg")
+    )
+    for game in games:
+        balance[game.seat0_id] += 1
+        balance[game.seat1_id] -= 1
+        last_seat[game.seat0_id], last_seat[game.seat1_id] = 0, 1
+        if game.match is None or game.match.status != Match.Status.FINISHED or game.void:
+            continue
+        for p in game.match.participants.all():
+            entry_id = game.seat0_id if p.seat == 0 else game.seat1_id
+            score[entry_id] += points_of(p.outcome) or 0.0
+    return [
+        SwissPlayer(
+            id=e.pk,
+            score=score[e.pk],
+            seed=e.seed,
+            opponents=frozenset(opponents[e.pk]),
+            seat_balance=balance[e.pk],
+            last_seat=last_seat[e.pk],
+            had_bye=had_bye[e.pk],
+        )
+        for e in entries
+    ]
+
+
+def tournament_games(tournament: Tournament) -> QuerySet[TournamentGame]:
+    """Every game paired in the tournament so far."""
+    return TournamentGame.objects.filter(pairing__tournament=tournament)
+
+
+def round_complete(*, tournament: Tournament, round_no: int) -> bool:
+    """Every game of the round is over (finished, or void after its re-runs)."""
+    games = tournament_games(tournament).filter(pairing__round=round_no)
+    return not games.exclude(void=True).exclude(match__status=Match.Status.FINISHED).exists()
+
+
+def all_games_over(*, tournament: Tournament) -> bool:
+    """Every game paired so far is over."""
+    games = tournament_games(tournament)
+    return not games.exclude(void=True).exclude(match__status=Match.Status.FINISHED).exists()
+
+
+def tournament_in_flight() -> int:
+    """Tournament matches queued or running now, over all tournaments (the share's count)."""
+    return Match.objects.in_flight().filter(kind=Match.Kind.TOURNAMENT).count()

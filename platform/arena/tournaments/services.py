@@ -1,12 +1,9 @@
 """Writes for tournaments: create, enter, freeze, pair, release games, pause, resume, re-run,
 publish (``docs/tournaments.md``).
 
-The scheduler (``tournaments_tick``, a beat task) moves every tournament along under its row
-lock: at ``freeze_at`` it pins each entry's submission and pairs the first round; each tick it
-releases games into the ``tournament`` queue while fewer than ``ARENA_TOURNAMENT_IN_FLIGHT``
-tournament matches are queued or running (the tournaments' share of the workers), pairs the
-next Swiss round once one is over, re-runs a game whose match the platform failed, and
-publishes at ``publish_at`` once every game is over. A game's match is created in the same
+The scheduler (``scheduler.py``, a beat task) calls these in order under the tournament's row
+lock; what it reads (standings so far, whether a round is over) is in ``selectors.py``. A game's
+match is created in the same
 transaction that links it to the game, so a game is played by exactly one match; the match
 itself runs through the platform's match task (idempotent, ``acks_late``, swept when its worker
 dies, within its attempt cap).
@@ -28,31 +25,29 @@ from django.utils import timezone
 from arena.accounts.models import User
 from arena.errors import Forbidden, NotFound, Refused
 from arena.matches.models import Match
-from arena.matches.play import match_lock
-from arena.matches.services import match_create, match_requeue
+from arena.matches.services import match_create, match_lock, match_requeue
 from arena.submissions.models import Agent, Submission
 from arena.tournaments.events import tournament_event
 from arena.tournaments.models import (
-    MODEL_MOVE_BUDGET_S,
-    TURN_BUDGET_S,
     Entry,
-    Game,
     Pairing,
     Tournament,
+    TournamentGame,
 )
 from arena.tournaments.pairing import (
-    Pairing as PlannedPairing,
-)
-from arena.tournaments.pairing import (
+    PlannedPairing,
     SwissPairingError,
-    SwissPlayer,
     round_robin,
     swiss_pair,
     swiss_rounds_for,
 )
-from arena.tournaments.standings import points_of
+from arena.tournaments.selectors import (
+    swiss_players,
+    tournament_games,
+    tournament_in_flight,
+    tournament_problems,
+)
 from arena.workflows.dispatch import match_enqueue_on_commit
-from games.core import UnknownGameError, get_game_spec
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +60,6 @@ ALLOWED_TRANSITIONS: dict[str, set[str]] = {
     Tournament.Status.PUBLISHED: set(),
     Tournament.Status.CANCELLED: set(),
 }
-
-#: Games per pairing at most (a pairing of many games belongs in a match's own config).
-MAX_GAMES_PER_PAIRING = 20
 
 #: How a tournament is played: the settings a re-run keeps from its original.
 PLAY_SETTINGS = (
@@ -92,45 +84,6 @@ def tournament_set_status(*, tournament: Tournament, status: str, **fields: Any)
         setattr(tournament, key, value)
     tournament.save(update_fields=["status", *fields])
     return tournament
-
-
-def tournament_problems(tournament: Tournament) -> list[str]:
-    """What makes a tournament's settings unplayable, one sentence each (empty: none); the
-    tournament may be unsaved."""
-    problems: list[str] = []
-    try:
-        get_game_spec(tournament.game)
-    except UnknownGameError:
-        problems.append(f"unknown game {tournament.game!r}")
-    if not (
-        tournament.entry_opens
-        < tournament.entry_closes
-        <= tournament.freeze_at
-        <= tournament.publish_at
-    ):
-        problems.append(
-            "the times must come in this order: entry opens < entry closes <= freeze <= publish"
-        )
-    if tournament.format not in Tournament.Format.values:
-        problems.append(f"format must be one of {', '.join(Tournament.Format.values)}")
-    if not 1 <= tournament.games_per_pairing <= MAX_GAMES_PER_PAIRING:
-        problems.append(f"games per pairing must be 1 to {MAX_GAMES_PER_PAIRING}")
-    elif tournament.duplicate_seats and tournament.games_per_pairing % 2:
-        problems.append("duplicate seats play each seed twice: games per pairing must be even")
-    if tournament.round_robin_max < 2:
-        problems.append("round robin needs room for at least 2 entrants")
-    if tournament.swiss_rounds is not None and tournament.swiss_rounds < 1:
-        problems.append("a Swiss plays at least one round (leave it empty to size it)")
-    for bounds, value in (
-        (TURN_BUDGET_S, tournament.turn_budget_s),
-        (MODEL_MOVE_BUDGET_S, tournament.model_move_budget_s),
-    ):
-        problem = bounds.problem(value)
-        if problem:
-            problems.append(problem)
-    if not tournament.name.strip():
-        problems.append("give the tournament a name")
-    return problems
 
 
 def tournament_create(
@@ -228,71 +181,6 @@ def entry_withdraw(*, user: User, tournament_id: int) -> None:
     if tournament.status != Tournament.Status.UPCOMING or timezone.now() >= tournament.entry_closes:
         raise Refused("entries are closed: an entry can no longer be withdrawn")
     tournament.entries.filter(owner=user).delete()
-
-
-# --- The scheduler ----------------------------------------------------------------------------
-
-
-def tournaments_tick() -> dict[str, int]:
-    """One pass of the scheduler over every tournament it still has work on; returns what it
-    did. The pass holds every such tournament's row lock, so two passes (a late beat message)
-    run one after the other and never both fill the same share."""
-    counts = {"started": 0, "released": 0, "paired": 0, "finished": 0, "published": 0}
-    active = [Tournament.Status.UPCOMING, Tournament.Status.RUNNING, Tournament.Status.FINISHED]
-    with transaction.atomic():
-        ids = list(
-            Tournament.objects.select_for_update()
-            .filter(status__in=active)
-            .order_by("id")
-            .values_list("pk", flat=True)
-        )
-        for tournament_id in ids:
-            try:
-                done = tournament_tick(tournament_id=tournament_id)
-            except Exception:  # one tournament's bug must not stop the others
-                logger.exception("tournament %s: the scheduler failed on it", tournament_id)
-                continue
-            for key, n in done.items():
-                counts[key] = counts.get(key, 0) + n
-    return counts
-
-
-@transaction.atomic
-def tournament_tick(*, tournament_id: int) -> dict[str, int]:
-    """Move one tournament along (see the module's docstring); idempotent."""
-    counts: dict[str, int] = {}
-    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
-    if tournament is None:
-        return counts
-    now = timezone.now()
-    if tournament.status == Tournament.Status.UPCOMING:
-        if now < tournament.freeze_at:
-            return counts
-        if not tournament_start(tournament=tournament):
-            return counts
-        counts["started"] = 1
-    if tournament.status == Tournament.Status.RUNNING:
-        counts["rerun"] = games_rerun_failed(tournament=tournament)
-        if (
-            tournament.played_format == Tournament.Format.SWISS
-            and tournament.round_current < tournament.rounds_total
-            and round_complete(tournament=tournament, round_no=tournament.round_current)
-        ):
-            swiss_pair_next(tournament=tournament)
-            counts["paired"] = 1
-        counts["released"] = games_release(tournament=tournament)
-        if all_games_over(tournament=tournament) and (
-            tournament.played_format != Tournament.Format.SWISS
-            or tournament.round_current >= tournament.rounds_total
-        ):
-            tournament_set_status(
-                tournament=tournament, status=Tournament.Status.FINISHED, finished=now
-            )
-            counts["finished"] = 1
-    if tournament.status == Tournament.Status.FINISHED and now >= tournament.publish_at:
-        tournament_publish(tournament=tournament)
-        counts["published"] = 1
-    return counts
 
 
 def entries_freeze(*, tournament: Tournament) -> list[Entry]:
@@ -396,7 +284,7 @@ def pairings_store(
             if not tournament.duplicate_seats or not swapped:
                 seed = secrets.randbelow(2**31)
             games.append(
-                Game(
+                TournamentGame(
                     pairing=pairing,
                     leg=leg,
                     seat0_id=p.second if swapped else p.first,
@@ -404,52 +292,8 @@ def pairings_store(
                     seed=seed,
                 )
             )
-        Game.objects.bulk_create(games)
+        TournamentGame.objects.bulk_create(games)
     return stored
-
-
-def swiss_players(*, tournament: Tournament) -> list[SwissPlayer]:
-    """Each playing entry's score, opponents and seats so far, from the stored results."""
-    entries = list(tournament.entries.filter(dropped="").order_by("seed", "id"))
-    score = {e.pk: 0.0 for e in entries}
-    opponents: dict[int, set[int]] = {e.pk: set() for e in entries}
-    balance = dict.fromkeys(score, 0)
-    last_seat: dict[int, int | None] = dict.fromkeys(score)
-    had_bye = dict.fromkeys(score, False)
-    for pairing in tournament.pairings.all():
-        if pairing.second_id is None:
-            had_bye[pairing.first_id] = True
-            score[pairing.first_id] += tournament.games_per_pairing
-        else:
-            opponents[pairing.first_id].add(pairing.second_id)
-            opponents[pairing.second_id].add(pairing.first_id)
-    games = (
-        Game.objects.filter(pairing__tournament=tournament)
-        .select_related("match")
-        .prefetch_related("match__participants")
-        .order_by("pairing__round", "leg")
-    )
-    for game in games:
-        balance[game.seat0_id] += 1
-        balance[game.seat1_id] -= 1
-        last_seat[game.seat0_id], last_seat[game.seat1_id] = 0, 1
-        if game.match is None or game.match.status != Match.Status.FINISHED or game.void:
-            continue
-        for p in game.match.participants.all():
-            entry_id = game.seat0_id if p.seat == 0 else game.seat1_id
-            score[entry_id] += points_of(p.outcome) or 0.0
-    return [
-        SwissPlayer(
-            id=e.pk,
-            score=score[e.pk],
-            seed=e.seed,
-            opponents=frozenset(opponents[e.pk]),
-            seat_balance=balance[e.pk],
-            last_seat=last_seat[e.pk],
-            had_bye=had_bye[e.pk],
-        )
-        for e in entries
-    ]
 
 
 def swiss_pair_next(*, tournament: Tournament) -> list[Pairing]:
@@ -469,29 +313,6 @@ def swiss_pair_next(*, tournament: Tournament) -> list[Pairing]:
     return stored
 
 
-def _games(tournament: Tournament) -> Any:
-    return Game.objects.filter(pairing__tournament=tournament)
-
-
-def round_complete(*, tournament: Tournament, round_no: int) -> bool:
-    """Every game of the round is over (finished, or void after its re-runs)."""
-    games = _games(tournament).filter(pairing__round=round_no)
-    return not games.exclude(void=True).exclude(match__status=Match.Status.FINISHED).exists()
-
-
-def all_games_over(*, tournament: Tournament) -> bool:
-    """Every game paired so far is over."""
-    games = _games(tournament)
-    return not games.exclude(void=True).exclude(match__status=Match.Status.FINISHED).exists()
-
-
-def tournament_in_flight() -> int:
-    """Tournament matches queued or running now, over all tournaments (the share's count)."""
-    return Match.objects.filter(
-        kind=Match.Kind.TOURNAMENT, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-    ).count()
-
-
 def games_release(*, tournament: Tournament) -> int:
     """Create and enqueue (on commit) matches for unplayed games, earliest round first, while
     fewer than ``ARENA_TOURNAMENT_IN_FLIGHT`` tournament matches are queued or running."""
@@ -499,7 +320,7 @@ def games_release(*, tournament: Tournament) -> int:
     if room <= 0:
         return 0
     waiting = list(
-        _games(tournament)
+        tournament_games(tournament)
         .filter(match__isnull=True, void=False)
         .select_related("seat0__submission__agent", "seat1__submission__agent")
         .order_by("pairing__round", "pairing__board", "leg")[:room]
@@ -526,7 +347,7 @@ def games_rerun_failed(*, tournament: Tournament) -> int:
     ``ARENA_TOURNAMENT_GAME_RERUNS`` times each; after that the game is void (counts for
     nobody: a platform failure is never a forfeit)."""
     rerun = 0
-    failed = _games(tournament).filter(match__status=Match.Status.ERROR, void=False)
+    failed = tournament_games(tournament).filter(match__status=Match.Status.ERROR, void=False)
     for game in failed:
         if game.reruns >= settings.ARENA_TOURNAMENT_GAME_RERUNS:
             game.void = True

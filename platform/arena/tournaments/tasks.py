@@ -1,10 +1,10 @@
-"""The tournament scheduler's beat task: a thin adapter over ``services.tournaments_tick``."""
+"""The tournament scheduler's beat task: a thin adapter over ``scheduler.tournaments_tick``."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from arena.tournaments.services import tournaments_tick
+from arena.tournaments.scheduler import tournaments_tick
 
 TOURNAMENTS_TICK_TASK = "arena.tournaments.tasks.tournaments_tick_task"
 

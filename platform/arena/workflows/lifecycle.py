@@ -45,7 +45,7 @@ from arena.celery_app import app
 from arena.celery_redis import Held, held_drop, held_messages, is_redis_channel, queued_messages
 from arena.competitions.services import challenges_release
 from arena.matches.models import Match
-from arena.matches.play import PlayFailure, RunOutcome, match_lock, match_platform_failure
+from arena.matches.services import PlayFailure, RunOutcome, match_lock, match_platform_failure
 from arena.matches.status import match_deadline, match_set_status
 from arena.ops.selectors import matches_claimed_by_other_nodes, nodes_of_processes
 from arena.ops.services import heartbeat_remove

@@ -4,9 +4,10 @@ How one match is played, each step with one job (docs/architecture.md, "The life
 
 1. ``workflows.tasks.match_run_task`` (Celery, ``acks_late``): calls ``match_run``; on
    ``RunOutcome.RETRY`` it asks Celery to deliver the task again a little later.
-2. ``match_run`` (here): one attempt, start to end.
-3. ``matches.play.match_begin``: under the match's row lock, a ``Skip`` (nothing to play, another
-   live task plays it, attempts used up) or the match marked running for one more attempt.
+2. ``match_run`` (here): one attempt, start to end; the log packed once the match is over.
+3. ``matches.services.match_begin``: under the match's row lock, a ``Skip`` (nothing to play,
+   another live task plays it, attempts used up) or the match marked running for one more
+   attempt.
 4. ``matches.play.match_play``: one sandboxed ``AgentHandle`` per seat
    (``matches.sandboxing.make_handle``), then the referee, each log entry streamed to the
    match's event rows; the ``MatchRecord`` or a ``PlayFailure``.
@@ -16,7 +17,7 @@ How one match is played, each step with one job (docs/architecture.md, "The life
 6. ``match_record`` (here): under the lock, the outcome stored and its effects applied once (Elo
    for ranked matches, the verdict for validations); or ``match_fail`` for a ``PlayFailure``:
    queued again while attempts remain, else ended unrated.
-7. ``matches.play.match_log_pack``: the per-call rows packed into one blob.
+7. ``matches.services.match_log_pack``: the per-call rows packed into one blob.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from arena.llm.selectors import model_entrant_of
 from arena.llm.services import model_budget_refusal
 from arena.matches import services as match_services
 from arena.matches.models import Match
-from arena.matches.play import (
+from arena.matches.play import match_play
+from arena.matches.services import (
     PlayFailure,
     RunOutcome,
     Skip,
@@ -40,7 +42,6 @@ from arena.matches.play import (
     match_lock,
     match_log_pack,
     match_platform_failure,
-    match_play,
     match_record_result,
 )
 from arena.ops.outage import database_unreachable
@@ -66,26 +67,27 @@ def match_run(*, match_id: int, task_id: str = "") -> RunOutcome:
     if match is Skip.EXHAUSTED:
         failure = PlayFailure(error="the worker playing it stopped every attempt")
         return match_fail(match_id=match_id, failure=failure)
+    outcome = _attempt(match)
+    if outcome is RunOutcome.DONE:  # the match is over, recorded or failed: pack its log once
+        match_log_pack(match_id=match_id)
+    return outcome
+
+
+def _attempt(match: Match) -> RunOutcome:
+    """Play a begun match and record the result, or fail it: ``RETRY`` when it is queued again."""
     played = match_play(match=match)
     if isinstance(played, PlayFailure):
-        outcome = match_fail(match_id=match_id, failure=played)
-        if outcome is RunOutcome.DONE:
-            match_log_pack(match_id=match_id)
-        return outcome
+        return match_fail(match_id=match.pk, failure=played)
     try:
-        match_record(match_id=match_id, record=played)
+        match_record(match_id=match.pk, record=played)
     except Exception as exc:  # never leave it running: retried, then an unrated error
         if database_unreachable(exc):
             raise  # nothing can be recorded now: the task waits for the database and runs again
-        logger.exception("match %s could not be recorded", match_id)
+        logger.exception("match %s could not be recorded", match.pk)
         failure = PlayFailure(
             error=f"recording failed: {type(exc).__name__}", trace=traceback.format_exc()
         )
-        outcome = match_fail(match_id=match_id, failure=failure)
-        if outcome is RunOutcome.DONE:
-            match_log_pack(match_id=match_id)
-        return outcome
-    match_log_pack(match_id=match_id)
+        return match_fail(match_id=match.pk, failure=failure)
     return RunOutcome.DONE
 
 

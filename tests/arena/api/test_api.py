@@ -146,14 +146,14 @@ def test_ranked_logs_are_public_but_prints_and_errors_only_for_the_owner(
 ) -> None:
     from arena.submissions.models import Submission
     from arena.submissions.services import house_submission_ensure
-    from arena.workflows.dispatch import match_schedule as match_create
+    from arena.workflows.dispatch import match_schedule
     from arena.workflows.matches import match_run
 
     alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
     sid = uploaded(alice, committed, BAD_AGENT_SOURCE)
     Submission.objects.filter(pk=sid).update(status="accepted")
     house = house_submission_ensure(game="simple-card", bot="random")
-    match = match_create(kind="ranked", submissions=[Submission.objects.get(pk=sid), house])
+    match = match_schedule(kind="ranked", submissions=[Submission.objects.get(pk=sid), house])
     match_run(match_id=match.pk)
     own = [json.loads(x) for x in alice.get(f"/api/matches/{match.pk}/log").content.splitlines()]
     other = [json.loads(x) for x in bob.get(f"/api/matches/{match.pk}/log").content.splitlines()]

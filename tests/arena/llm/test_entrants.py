@@ -344,6 +344,7 @@ def test_poker_answers_stay_hidden_from_the_public_until_a_showdown(
     assert "Your cards" not in page and "Your cards" in mine
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_key_never_leaves_the_environment(
     fake: Any, make_user: Any, committed: Any, caplog: Any, settings: Any
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from arena.matches.models import Match, MatchEvent
 from arena.submissions.services import house_submission_ensure
-from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.dispatch import match_schedule
 from arena.workflows.matches import match_run
 from django.db import transaction
 from django.test import Client
@@ -30,7 +30,7 @@ def running_copy_of_a_played_match() -> Match:
     """A ranked split-or-steal match played to the end, then set back to running with only the
     first half of its log: what a spectator sees mid-match."""
     with transaction.atomic():
-        match = match_create(
+        match = match_schedule(
             kind="ranked",
             submissions=[
                 house_submission_ensure(game="split-or-steal", bot=b)

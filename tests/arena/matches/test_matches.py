@@ -11,12 +11,10 @@ from arena.matches.models import Match
 from arena.ratings.models import Rating, RatingChange
 from arena.submissions.models import Submission
 from arena.submissions.services import house_submission_ensure
-from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.dispatch import match_schedule
 from arena.workflows.ladder import matchmaking_run
-from arena.workflows.matches import match_record, match_run
-from arena.workflows.matches import training_request as training_create
-from arena.workflows.submissions import submission_activate
-from arena.workflows.submissions import submission_upload as submission_create
+from arena.workflows.matches import match_record, match_run, training_request
+from arena.workflows.submissions import submission_activate, submission_upload
 from arena.workflows.tasks import match_run_task
 
 from games.core import MatchRecord, PlatformError
@@ -26,7 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=False)
 
 
 def upload(committed: Any, user: Any, source: str, name: str = "bot") -> Submission:
-    submission = committed(lambda: submission_create(owner=user, source=source, name=name))
+    submission = committed(lambda: submission_upload(owner=user, source=source, name=name))
     submission.refresh_from_db()
     return submission
 
@@ -65,7 +63,7 @@ def test_training_keeps_prints_and_stays_unrated(
     user = make_user()
     submission = upload(committed, user, starter_source)
     match = committed(
-        lambda: training_create(user=user, submission_id=submission.pk, opponent="house:random")
+        lambda: training_request(user=user, submission_id=submission.pk, opponent="house:random")
     )
     match.refresh_from_db()
     assert match.status == "finished" and not match.rated
@@ -84,17 +82,19 @@ def test_training_is_limited_per_hour(
     submission = upload(committed, user, starter_source)
     for _ in range(2):
         committed(
-            lambda: training_create(user=user, submission_id=submission.pk, opponent="house:lowest")
+            lambda: training_request(
+                user=user, submission_id=submission.pk, opponent="house:lowest"
+            )
         )
     with pytest.raises(RateLimited, match="2 an hour"):
-        training_create(user=user, submission_id=submission.pk, opponent="house:lowest")
+        training_request(user=user, submission_id=submission.pk, opponent="house:lowest")
 
 
 def _ranked_match(committed: Any, user: Any, source: str) -> tuple[Match, Submission, Submission]:
     mine = upload(committed, user, source)
     submission_activate(submission=mine, user=user)
     house = house_submission_ensure(game="simple-card", bot="highest", active=True)
-    match = match_create(kind="ranked", submissions=[mine, house])  # not committed: not enqueued
+    match = match_schedule(kind="ranked", submissions=[mine, house])  # not committed: not enqueued
     return match, mine, house
 
 
@@ -171,10 +171,12 @@ def test_an_engine_bug_is_a_platform_error_that_nobody_forfeits(
         raise KeyError("hidden-card-7")  # a bug in the engine, not an illegal action
 
     monkeypatch.setattr(SimpleCardGame, "step", buggy_step)
-    for _ in range(settings.ARENA_MATCH_MAX_ATTEMPTS):
-        match_run(match_id=match.pk)
+    match_run(match_id=match.pk)
     match.refresh_from_db()
     assert match.status == "error" and not match.rated
+    # The same seed fails the same way: one attempt, not ARENA_MATCH_MAX_ATTEMPTS of them.
+    assert match.attempts == 1 < settings.ARENA_MATCH_MAX_ATTEMPTS
+    assert "not retried" in match.summary
     seats = list(match.participants.values_list("outcome", "reason"))
     assert seats == [("", ""), ("", "")], "nobody forfeits an engine's bug"
     assert Rating.objects.get(submission=mine).games == 0
@@ -277,7 +279,7 @@ def test_voiding_a_rated_match_replays_the_ladder_without_it(committed: Any) -> 
     pairs = [(steal, split), (split, tft), (steal, tft)]
     matches = []
     for pair in pairs:
-        match = match_create(kind="ranked", submissions=list(pair))
+        match = match_schedule(kind="ranked", submissions=list(pair))
         match_run(match_id=match.pk)
         matches.append(match)
     match_void(match=matches[1])
@@ -317,7 +319,7 @@ def test_only_ranked_matches_freeze_the_waiting_agent(
     match_run(match_id=match.pk)
     assert asked and all(freeze for _, freeze in asked)
     asked.clear()
-    training = training_create(
+    training = training_request(
         user=mine.agent.owner, submission_id=mine.pk, opponent="house:highest"
     )
     match_run(match_id=training.pk)

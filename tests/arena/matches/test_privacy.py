@@ -124,6 +124,7 @@ def _cards(result: dict[str, Any]) -> str:
     return " ".join(result["your_cards"])
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_mucked_hole_cards_are_never_shown_to_others(
     make_user: Any, viewers: dict[str, Client]
 ) -> None:

@@ -53,7 +53,7 @@ def test_each_kind_of_match_goes_to_its_own_queue() -> None:
 
 
 def test_the_worker_pools_of_make_run_cover_every_queue_and_name_their_nodes() -> None:
-    from arena.matches.management.commands.arena_worker import POOLS, worker_argv
+    from arena.ops.management.commands.arena_worker import POOLS, worker_argv
 
     roles = [role for pool in POOLS.values() for role in pool]
     assert sorted(roles) == sorted(settings.ARENA_QUEUES)  # each queue in exactly one pool

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from arena.submissions.services import house_submission_ensure
-from arena.workflows.dispatch import match_schedule as match_create
+from arena.workflows.dispatch import match_schedule
 from arena.workflows.matches import match_run
 from django.db import transaction
 from django.test import Client
@@ -30,7 +30,7 @@ def play(
 ) -> int:
     names = bots or sorted(get_game_spec(game).bots)[:2]
     with transaction.atomic():  # the config is set before the match is enqueued on commit
-        match = match_create(
+        match = match_schedule(
             kind=kind,
             submissions=[house_submission_ensure(game=game, bot=b) for b in names],
             seed=seed,

@@ -251,7 +251,7 @@ def test_a_broken_notifier_never_fails_the_match(
 def test_a_validation_the_platform_could_not_run_is_told_too(
     settings: Any, make_user: Any, starter_source: str
 ) -> None:
-    from arena.matches.play import PlayFailure
+    from arena.matches.services import PlayFailure
     from arena.workflows.matches import match_fail
     from arena.workflows.submissions import submission_upload
 

@@ -111,3 +111,25 @@ def test_the_admin_names_each_kind_of_row_in_english(admin_client: Client) -> No
     for plural in ("Challenge policies", "Deliveries"):
         assert plural in index
     assert "policys" not in index and "Deliverys" not in index
+
+
+def test_rerun_of_a_match_that_did_not_fail_is_refused_with_a_reason(admin_client: Client) -> None:
+    match = a_match()  # queued
+    response = admin_client.post(
+        "/admin/matches/match/", {"action": "rerun", "_selected_action": [match.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    assert "only a match that ended in an error can be re-run" in response.content.decode()
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED
+
+
+def test_a_disallowed_status_change_is_an_internal_error_not_a_refusal() -> None:
+    # A bug in the caller must not read as a user's refusal (a 4xx, an admin warning).
+    from arena.errors import Refused
+    from arena.matches.status import InvalidTransition, match_set_status
+
+    match = a_match()
+    with pytest.raises(InvalidTransition) as raised:
+        match_set_status(match=match, status=Match.Status.FINISHED)
+    assert not isinstance(raised.value, Refused)

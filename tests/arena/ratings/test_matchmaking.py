@@ -189,6 +189,7 @@ def test_the_queue_of_a_ladder_is_topped_up_to_its_bound(settings: Any) -> None:
     assert len(matchmaking_run()) == 1
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 @pytest.mark.django_db
 def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
     make_user: Any, committed: Any, settings: Any, monkeypatch: Any

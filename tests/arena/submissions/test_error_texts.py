@@ -41,7 +41,7 @@ def test_a_rejection_says_each_thing_once_and_shows_the_traceback_once(
 
 
 def test_a_crash_says_which_way_it_ended_and_only_once() -> None:
-    from tests.games.test_referee import Crashing, HighestBot, LowestBot, handle, play_match
+    from tests.games.core.test_referee import Crashing, HighestBot, LowestBot, handle, play_match
 
     assert "ran out of memory or broke the protocol" not in REASON_TEXT[Reason.CRASH]
     record = play_match("simple-card", [Crashing(HighestBot, "c"), handle(LowestBot)])

@@ -90,7 +90,7 @@ def test_my_agents_shows_elo_and_the_agent_page_says_which_seat_was_mine(
     from arena.catalog.services import demo_data_load
     from arena.ratings.services import rating_ensure
     from arena.submissions.services import house_submission_ensure, submission_create
-    from arena.workflows.dispatch import match_schedule as match_create
+    from arena.workflows.dispatch import match_schedule
 
     from games.core import get_game_spec
 
@@ -102,7 +102,7 @@ def test_my_agents_shows_elo_and_the_agent_page_says_which_seat_was_mine(
     submission = committed(lambda: submission_create(owner=ann, data=source.encode()))
     rating_ensure(submission=submission)
     committed(
-        lambda: match_create(
+        lambda: match_schedule(
             kind="ranked",
             submissions=[house_submission_ensure(game="simple-card", bot="random"), submission],
         )

@@ -18,7 +18,7 @@ from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.matches.status import match_deadline, match_time_limits_s
 from arena.submissions.models import Submission
-from arena.tournaments import services
+from arena.tournaments import scheduler, services
 from arena.tournaments.models import Tournament
 from django.test import Client
 from django.utils import timezone
@@ -64,7 +64,7 @@ def tournament_matches(
 ) -> tuple[Tournament, list[Match]]:
     """``tournament_with``'s matches, released by the scheduler (never played)."""
     t = tournament_with(make_user, sources, prefix, **clock)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     return t, list(Match.objects.filter(tournament_game__pairing__tournament=t))
 
 
@@ -164,7 +164,7 @@ def test_a_rerun_keeps_the_clock(make_user: Callable[..., User], starter_source:
         make_user, [starter_source, starter_source], turn_budget_s=0.7, model_move_budget_s=9.0
     )
     finish_released(random.Random(0))
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     copy = services.tournament_rerun(tournament_id=t.pk, created_by=None)
     assert (copy.timed, copy.turn_budget_s, copy.model_move_budget_s) == (True, 0.7, 9.0)
 
@@ -232,7 +232,7 @@ def test_match_play_gives_the_referee_and_the_model_seat_the_tournaments_budgets
     for user, s in ((coder, code), (modeller, model)):
         services.entry_create(user=user, tournament_id=t.pk, agent_id=s.agent_id)
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     match = Match.objects.get(tournament_game__pairing__tournament=t)
 
     seen: dict[str, Any] = {}
@@ -307,7 +307,7 @@ def play_sleeper_against_starter(
     reason."""
     t = tournament_with(make_user, [SLEEPER, starter_source], prefix, **clock)
     for _ in range(5):
-        committed(services.tournaments_tick)  # released matches run eagerly on commit
+        committed(scheduler.tournaments_tick)  # released matches run eagerly on commit
         if Tournament.objects.get(pk=t.pk).status == Tournament.Status.FINISHED:
             break
     (match,) = Match.objects.filter(tournament_game__pairing__tournament=t)

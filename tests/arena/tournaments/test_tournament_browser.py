@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from arena.accounts.models import User
-from arena.tournaments.models import Entry, Game, Tournament
+from arena.tournaments.models import Entry, Tournament, TournamentGame
 from django.utils import timezone
 
 from tests.arena.tournaments.test_tournaments import (
@@ -65,7 +65,7 @@ def test_the_public_sees_results_only_once_published_and_follows_a_replay(
     assert not driver.find_elements(By.ID, "standings")
 
     Tournament.objects.filter(pk=t.pk).update(publish_at=timezone.now())
-    from arena.tournaments.services import tournaments_tick
+    from arena.tournaments.scheduler import tournaments_tick
 
     tournaments_tick()
     driver.get(url)
@@ -77,7 +77,7 @@ def test_the_public_sees_results_only_once_published_and_follows_a_replay(
     cross = driver.find_elements(By.CSS_SELECTOR, "#crosstable tbody tr")
     assert len(cross) == 6
     games = driver.find_elements(By.CSS_SELECTOR, "#games tbody tr")
-    assert len(games) == Game.objects.filter(pairing__tournament=t).count() == 30
+    assert len(games) == TournamentGame.objects.filter(pairing__tournament=t).count() == 30
     link = driver.find_element(By.CSS_SELECTOR, "#games a[href*='/matches/']")
     href = link.get_attribute("href")
     link.click()

@@ -8,7 +8,7 @@ import random
 
 import pytest
 from arena.tournaments.pairing import (
-    Pairing,
+    PlannedPairing,
     SwissPairingError,
     SwissPlayer,
     round_robin,
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 SMALL_FIELD = 8
 
 
-def play_swiss(n: int, rounds: int, rng: random.Random) -> tuple[list[list[Pairing]], dict]:
+def play_swiss(n: int, rounds: int, rng: random.Random) -> tuple[list[list[PlannedPairing]], dict]:
     """A whole Swiss with random results; returns the rounds and the final players."""
     players = {i: SwissPlayer(id=i, score=0.0, seed=i) for i in range(1, n + 1)}
     played = []
@@ -126,7 +126,7 @@ def test_leaders_who_met_float_down_and_the_lowest_without_a_bye_sits_out() -> N
 def test_seats_go_to_whoever_had_seat_zero_less() -> None:
     a = SwissPlayer(id=1, score=1, seed=1, seat_balance=1, last_seat=0)
     b = SwissPlayer(id=2, score=1, seed=2, seat_balance=-1, last_seat=1)
-    assert swiss_pair([a, b]) == [Pairing(2, 1)]
+    assert swiss_pair([a, b]) == [PlannedPairing(2, 1)]
 
 
 def test_a_field_that_cannot_pair_without_a_repeat_is_refused() -> None:

@@ -20,8 +20,8 @@ from arena.matches.models import Match
 from arena.ratings.models import Rating
 from arena.submissions.models import Submission
 from arena.submissions.services import submission_create
-from arena.tournaments import selectors, services
-from arena.tournaments.models import Entry, Game, Pairing, Tournament
+from arena.tournaments import scheduler, selectors, services
+from arena.tournaments.models import Entry, Pairing, Tournament, TournamentGame
 from arena.tournaments.pairing import swiss_rounds_for
 from arena.tournaments.standings import GameResult, standings_compute
 from django.test import Client
@@ -90,8 +90,8 @@ def finish_released(rng: random.Random, *, outcomes: tuple[str, ...] = ("win", "
 def run_to_the_end(t: Tournament, rng: random.Random, max_ticks: int = 500) -> int:
     ticks = 0
     while Tournament.objects.get(pk=t.pk).status == Tournament.Status.RUNNING or ticks == 0:
-        services.tournaments_tick()
-        in_flight = services.tournament_in_flight()
+        scheduler.tournaments_tick()
+        in_flight = selectors.tournament_in_flight()
         assert in_flight <= 2, "the scheduler released more than its share"
         finish_released(rng, outcomes=("win", "loss", "draw"))
         ticks += 1
@@ -102,7 +102,7 @@ def run_to_the_end(t: Tournament, rng: random.Random, max_ticks: int = 500) -> i
 def implied_standings(t: Tournament) -> list[tuple[int, float]]:
     """Standings recomputed from the matches themselves."""
     results = []
-    for game in Game.objects.filter(pairing__tournament=t).select_related("match"):
+    for game in TournamentGame.objects.filter(pairing__tournament=t).select_related("match"):
         seats = {p.seat: p.outcome for p in game.match.participants.all()}
         pts = {"win": 1.0, "draw": 0.5, "loss": 0.0}
         results.append(GameResult(game.seat0_id, game.seat1_id, pts[seats[0]], pts[seats[1]]))
@@ -119,10 +119,10 @@ def test_a_round_robin_plays_every_pair_once_within_its_share(
 ) -> None:
     settings.ARENA_TOURNAMENT_IN_FLIGHT = 2
     t, entries = field(make_user, starter_source, 5)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.UPCOMING  # before freeze
     freeze_now(t)
-    counts = services.tournaments_tick()
+    counts = scheduler.tournaments_tick()
     assert counts["started"] == 1 and counts["released"] == 2
     t.refresh_from_db()
     assert t.played_format == "round_robin" and t.rounds_total == 5  # 5 entrants: a bye a round
@@ -131,7 +131,7 @@ def test_a_round_robin_plays_every_pair_once_within_its_share(
     assert t.status == Tournament.Status.FINISHED  # publish_at is in an hour
     keys = list(Pairing.objects.filter(tournament=t, second__isnull=False).values_list("key"))
     assert len(keys) == 10 == len(set(keys))
-    games = Game.objects.filter(pairing__tournament=t)
+    games = TournamentGame.objects.filter(pairing__tournament=t)
     assert games.count() == 20 and not games.filter(match__isnull=True).exists()
     # Duplicate seats: each pairing plays one seed twice with the seats swapped.
     for pairing in Pairing.objects.filter(tournament=t, second__isnull=False):
@@ -177,7 +177,7 @@ def test_results_are_published_at_the_set_time_and_not_before(
     anonymous, owner, stranger = Client(), Client(), Client()
     owner.force_login(entries[0].owner)
     stranger.force_login(make_user("stranger"))
-    match_id = Game.objects.filter(pairing__tournament=t).first().match_id
+    match_id = TournamentGame.objects.filter(pairing__tournament=t).first().match_id
     for client in (anonymous, stranger):
         body = client.get(f"/api/tournaments/{t.pk}").json()
         assert body["results_visible"] is False and "standings" not in body
@@ -186,10 +186,10 @@ def test_results_are_published_at_the_set_time_and_not_before(
         assert 'id="not-published"' in page and 'id="standings"' not in page
     mine = owner.get(f"/api/tournaments/{t.pk}").json()
     assert mine["results_visible"] is True and len(mine["standings"]) == 3
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.FINISHED
     Tournament.objects.filter(pk=t.pk).update(publish_at=timezone.now())
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     t.refresh_from_db()
     assert t.status == Tournament.Status.PUBLISHED and t.published >= t.publish_at
     body = anonymous.get(f"/api/tournaments/{t.pk}").json()
@@ -209,13 +209,13 @@ def test_pause_stops_new_games_and_resume_continues(
 ) -> None:
     t, _ = field(make_user, starter_source, 4)
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     services.tournament_pause(tournament_id=t.pk)
     finish_released(random.Random(0))
-    assert services.tournaments_tick()["released"] == 0
-    assert services.tournament_in_flight() == 0
+    assert scheduler.tournaments_tick()["released"] == 0
+    assert selectors.tournament_in_flight() == 0
     services.tournament_resume(tournament_id=t.pk)
-    assert services.tournaments_tick()["released"] == 2
+    assert scheduler.tournaments_tick()["released"] == 2
 
 
 def test_a_rerun_is_a_new_edition_with_the_same_versions(
@@ -246,15 +246,15 @@ def test_a_match_the_platform_fails_is_rerun_then_void(
     settings.ARENA_TOURNAMENT_GAME_RERUNS = 1
     t, _ = field(make_user, starter_source, 2, games_per_pairing=1, duplicate_seats=False)
     freeze_now(t)
-    services.tournaments_tick()
-    game = Game.objects.get(pairing__tournament=t)
+    scheduler.tournaments_tick()
+    game = TournamentGame.objects.get(pairing__tournament=t)
     Match.objects.filter(pk=game.match_id).update(status=Match.Status.ERROR, attempts=3)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     game.refresh_from_db()
     assert game.reruns == 1 and game.match.status == Match.Status.QUEUED
     assert game.match.attempts == 0
     Match.objects.filter(pk=game.match_id).update(status=Match.Status.ERROR)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     game.refresh_from_db()
     assert game.void and Tournament.objects.get(pk=t.pk).status == Tournament.Status.FINISHED
     res = selectors.tournament_results(t)
@@ -293,7 +293,7 @@ def test_an_entry_without_an_accepted_version_at_the_freeze_is_dropped(
     t, entries = field(make_user, starter_source, 3)
     Submission.objects.filter(agent=entries[2].agent).update(status="rejected")
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     entries[2].refresh_from_db()
     assert entries[2].dropped and entries[2].submission_id is None
     t.refresh_from_db()
@@ -306,7 +306,7 @@ def test_a_small_tournament_plays_for_real_through_the_match_task(
     t, _ = field(make_user, starter_source, 3, games_per_pairing=2)
     freeze_now(t)
     for _ in range(20):
-        committed(services.tournaments_tick)  # released matches run eagerly on commit
+        committed(scheduler.tournaments_tick)  # released matches run eagerly on commit
         if Tournament.objects.get(pk=t.pk).status == Tournament.Status.FINISHED:
             break
     t.refresh_from_db()
@@ -422,7 +422,7 @@ def test_a_swiss_that_runs_out_of_new_pairings_ends_instead_of_sticking(
         duplicate_seats=False,
     )
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     finish_released(random.Random(0))
     # The first entry has (as far as the records say) met everyone already.
     first = entries[0].pk
@@ -457,8 +457,8 @@ def test_entrants_are_told_when_it_starts_and_when_the_results_are_published(
     freeze_now(t)
     run_to_the_end(t, random.Random(5))
     Tournament.objects.filter(pk=t.pk).update(publish_at=timezone.now())
-    services.tournaments_tick()
-    services.tournaments_tick()  # a second pass after publication tells nobody again
+    scheduler.tournaments_tick()
+    scheduler.tournaments_tick()  # a second pass after publication tells nobody again
     assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.PUBLISHED
     for entry in entries:
         told = Notification.objects.filter(user=entry.owner).order_by("pk")
@@ -477,7 +477,7 @@ def test_entrants_are_told_when_too_few_can_play_and_it_is_cancelled(
 
     t, entries = field(make_user, starter_source, 1)
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.CANCELLED
     told = Notification.objects.get(user=entries[0].owner)
     assert told.kind == Kind.TOURNAMENT_CANCELLED and "cancelled" in told.subject

@@ -193,6 +193,28 @@ def test_the_sweeper_leaves_a_match_within_its_deadline(
     assert match.status == "running"
 
 
+def test_a_running_match_keeps_its_time_limit_and_the_sweeper_builds_no_game(
+    ranked_match: Callable[..., Match], committed: Any, monkeypatch: Any
+) -> None:
+    from arena.matches import status
+    from arena.matches.services import match_begin
+    from arena.matches.status import match_time_limits_s
+
+    match = ranked_match()
+    begun = match_begin(match_id=match.pk, task_id="alive")
+    assert isinstance(begun, Match)
+    begun.refresh_from_db()
+    assert begun.time_limit_s == match_time_limits_s(begun)[1]
+
+    def no_game(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the sweeper built a game to size a match it had sized before")
+
+    monkeypatch.setattr(status, "create_game", no_game)
+    assert committed(matches_sweep)["requeued"] == 0
+    begun.refresh_from_db()
+    assert begun.status == "running"
+
+
 def test_the_sweeper_errors_an_overdue_match_without_attempts_left_unrated(
     ranked_match: Callable[..., Match], committed: Any, settings: Any
 ) -> None:

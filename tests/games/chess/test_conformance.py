@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from games.core.conformance import check_game
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_chess_passes_the_conformance_check() -> None:
     # Random chess games run long (many reach the 1000-ply cap), so few full-length seeds...
     check_game("chess", seeds=range(2))

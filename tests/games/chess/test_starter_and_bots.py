@@ -21,6 +21,7 @@ def test_search_bot_takes_a_hanging_queen_and_mates_in_one() -> None:
     assert GreedyBot().on_turn(back_rank) == {"type": "move", "move": "a1a8"}
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_search_bot_beats_the_greedy_bot() -> None:
     record = untimed_match("chess", (SearchBot, "search"), (GreedyBot, "greedy"), seed=0)
     assert record.platform_error is None

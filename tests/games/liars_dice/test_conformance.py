@@ -1,8 +1,11 @@
 """Liar's dice passes the shared conformance check."""
 
+import pytest
+
 from games.core.conformance import check_game
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_conformance() -> None:
     check_game("liars-dice", seeds=range(6))
 

@@ -202,6 +202,7 @@ class _Passive:
         return {"type": "pass"}
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_strong_bot_cracks_every_code_within_seven_probes_when_unopposed() -> None:
     strong = get_game_spec("passcode").bots["strong"]
     for seed in range(12):
@@ -214,6 +215,7 @@ def test_the_strong_bot_cracks_every_code_within_seven_probes_when_unopposed() -
             assert mine["your_guess_cycle"] <= 7 and mine["your_questions"] <= 7
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_minimax_prober_needs_at_most_seven_probes_on_a_sample_of_codes() -> None:
     sample = random.Random(2024).sample(ALL_CODES, 150)
     assert max(probes_to_crack(code) for code in sample) <= 7

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from games.core.conformance import check_game
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_poker_passes_the_conformance_check() -> None:
     check_game("poker", seeds=range(2))
 

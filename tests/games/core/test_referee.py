@@ -173,6 +173,7 @@ def test_platform_errors_are_not_charged_to_agents() -> None:
     record = play_match("simple-card", [PlatformDown(HighestBot, "x"), handle(LowestBot)])
     assert record.platform_error == "the Docker engine does not answer"
     assert [s.outcome for s in record.seats] == [None, None]
+    assert record.platform_error_retryable, "the engine may answer on the next attempt"
 
 
 def house(cls: type, name: str) -> InProcessAgentHandle:
@@ -237,6 +238,7 @@ def test_an_engine_bug_ends_the_match_as_a_platform_error_nobody_forfeits(
     assert "secret" not in record.platform_error  # the message may quote hidden state
     assert record.platform_traceback is not None and "buggy_step" in record.platform_traceback
     assert not [e for e in record.log if e.get("illegal")], "no refusal was charged to anyone"
+    assert record.platform_error_retryable is False, "the same seed would fail the same way"
 
 
 def test_only_illegal_action_error_is_an_illegal_action() -> None:

@@ -1,14 +1,17 @@
 """``make run``: the embedded platform in one command (README.md, "Two commands").
 
 Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
-starts and supervises five children, as deploy/ runs them on a server:
+starts and supervises six children, as deploy/ runs them on a server: the four worker pools of
+``arena_worker.POOLS``, beat and web.
 
-- **worker**: a Celery worker on the ranked queue (``--concurrency`` processes);
+- **worker**: a Celery worker on the ranked and tournament queues (``--concurrency`` processes);
 - **interactive worker**: a Celery worker on the training and validation queues, with slots of
   its own (``ARENA_INTERACTIVE_CONCURRENCY``), so a training match or an upload's validation
   never waits behind the ladder's games;
 - **maintenance worker**: one process on the maintenance queue (matchmaking, sweeper, reaper,
   log upkeep), which keeps its period when every match slot is busy;
+- **model worker**: threads on the ``llm`` queue (``ARENA_LLM_CONCURRENCY``): a match with a
+  language-model seat waits on its provider most of the time (docs/llm-seats.md);
 - **beat**: Celery beat, which enqueues matchmaking and the platform's periodic tasks (sweeper,
   reaper, log maintenance);
 - **web**: gunicorn (``deploy/gunicorn.conf.py``) on http://127.0.0.1:8000, static files through
@@ -54,19 +57,19 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.management.commands.arena_worker import (
+from arena.matches.sandboxing import (
+    PROCESS_WARNING,
+    detected_backend,
+    remove_orphaned_agents,
+    sandboxes_remove_of_processes,
+)
+from arena.ops.management.commands.arena_worker import (
     POOL_ENV,
     POOL_EXTRA,
     POOLS,
     beat_argv,
     child_env,
     worker_argv,
-)
-from arena.matches.sandboxing import (
-    PROCESS_WARNING,
-    detected_backend,
-    remove_orphaned_agents,
-    sandboxes_remove_of_processes,
 )
 from arena.workflows.lifecycle import matches_requeue_interrupted
 
@@ -349,7 +352,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--web-workers",
             type=int,
-            default=int(os.environ.get("GUNICORN_WORKERS", "2")),
+            default=settings.ARENA_RUN_WEB_WORKERS,
             help="gunicorn worker processes (each with GUNICORN_THREADS threads)",
         )
         parser.add_argument(

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from arena.matches.management.commands import arena_run
-from arena.matches.management.commands.arena_run import Child, Supervisor
+from arena.ops.management.commands import arena_run
+from arena.ops.management.commands.arena_run import Child, Supervisor
 
 from tests.conftest import wait_for
 
@@ -122,7 +122,7 @@ def test_a_child_that_keeps_dying_backs_off(
 
 def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:  # type: ignore[no-untyped-def]
     from arena.celery_app import worker_queues
-    from arena.matches.management.commands.arena_worker import worker_argv
+    from arena.ops.management.commands.arena_worker import worker_argv
 
     settings.CELERY_TASK_DEFAULT_QUEUE = "celery"
     settings.CELERY_TASK_ROUTES = {
@@ -140,7 +140,7 @@ def test_the_worker_consumes_every_queue_the_settings_declare(settings) -> None:
     # Without a number the settings' CELERY_WORKER_CONCURRENCY decides (Celery reads it).
     assert "--concurrency" not in worker_argv()
     # Beat runs apart, never embedded in a worker (a worker child nobody would restart).
-    from arena.matches.management.commands.arena_worker import beat_argv
+    from arena.ops.management.commands.arena_worker import beat_argv
 
     beat = beat_argv(schedule="/tmp/s")  # noqa: S108 - a name, nothing is written
     assert beat[beat.index("beat") + 1 : beat.index("beat") + 3] == ["-s", "/tmp/s"]

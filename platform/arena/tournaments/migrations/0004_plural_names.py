@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0002_tournament_time_control"),
+        ("tournaments", "0003_rename_game_tournamentgame"),
     ]
 
     operations = [

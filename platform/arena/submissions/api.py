@@ -1,0 +1,142 @@
+"""The API's submission endpoints: upload an agent, read it, put it on or off its ladder."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema, Status
+from ninja.errors import HttpError
+
+from arena.api_base import ERRORS, AgentName, PathId, Source, user_of
+from arena.competitions.selectors import ladder_state
+from arena.errors import Refused
+from arena.submissions import selectors as submission_selectors
+from arena.submissions import services as submission_services
+from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
+from arena.submissions.schemas import SubmissionOut
+from arena.workflows import submissions as submission_workflows
+
+router = Router()
+
+
+class SubmissionJsonIn(Schema):
+    """The agent's text as JSON."""
+
+    source: Source
+    name: AgentName | None = None
+
+
+class SubmissionFormIn(Schema):
+    """The multipart form's fields besides ``file``."""
+
+    name: AgentName | None = None
+
+
+_UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {"schema": SubmissionJsonIn.model_json_schema()},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary"},
+                    "name": {"type": "string", "maxLength": 200},
+                },
+            }
+        },
+    },
+}
+
+
+@router.post(
+    "/submissions",
+    response={201: SubmissionOut, **ERRORS},
+    openapi_extra={"requestBody": _UPLOAD_BODY},
+    summary="Upload an agent",
+    operation_id="arena_api_submissions",
+)
+def submission_create(request: HttpRequest) -> Any:
+    """Multipart ``file`` (+ ``name``) or JSON ``{source, name}``; validated in self-play."""
+    owner = user_of(request)
+    if request.content_type == "application/json":
+        try:
+            raw = json.loads(request.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise HttpError(400, "Cannot parse request body") from None
+        if not isinstance(raw, dict):
+            raise Refused('send a JSON object {"source": "<the agent\'s text>", "name": "..."}')
+        body = SubmissionJsonIn.model_validate(raw)
+        submission = submission_workflows.submission_upload(
+            owner=owner, source=body.source, name=body.name
+        )
+    else:
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise Refused(
+                'send the agent as a multipart field `file` (or JSON {"source": "..."}) '
+                "with a Content-Type of multipart/form-data or application/json"
+            )
+        form = SubmissionFormIn.model_validate({"name": request.POST.get("name")})
+        submission = submission_workflows.submission_upload(
+            owner=owner,
+            data=upload.read(UPLOAD_READ_LIMIT_BYTES),
+            name=form.name,
+            filename=upload.name,
+            size=upload.size,  # the real size, for the size error
+        )
+    return Status(201, submission_selectors.submission_as_dict(submission))
+
+
+@router.get(
+    "/submissions/{submission_id}",
+    response={200: SubmissionOut, **ERRORS},
+    summary="One of your submissions",
+    operation_id="arena_api_submission_detail",
+)
+def submission_get(request: HttpRequest, submission_id: PathId) -> Any:
+    """Owner only: it carries the validation's verdict."""
+    submission = submission_selectors.submission_get_owned(
+        submission_id=submission_id, user=user_of(request)
+    )
+    return {
+        **submission_selectors.submission_as_dict(submission),
+        # An auto-paused one says why it left the ladder, not just "not active".
+        "ladder": ladder_state(submission=submission).as_dict(),
+    }
+
+
+def _ladder_set(request: HttpRequest, submission_id: int, *, active: bool) -> dict[str, Any]:
+    """Activate and deactivate differ only in the service they call: one body for both."""
+    submission = submission_selectors.submission_get(submission_id=submission_id)
+    user = user_of(request)
+    if active:
+        submission = submission_workflows.submission_activate(submission=submission, user=user)
+    else:
+        submission = submission_services.submission_deactivate(submission=submission, user=user)
+    return submission_selectors.submission_as_dict(submission)
+
+
+@router.post(
+    "/submissions/{submission_id}/activate",
+    response={200: SubmissionOut, **ERRORS},
+    summary="Put a submission on its ladder",
+    operation_id="arena_api_submission_activate_view",
+)
+def submission_activate(request: HttpRequest, submission_id: PathId) -> Any:
+    """Ranked matches start within a minute; at most ``ARENA_ACTIVE_PER_GAME`` per game."""
+    return _ladder_set(request, submission_id, active=True)
+
+
+@router.post(
+    "/submissions/{submission_id}/deactivate",
+    response={200: SubmissionOut, **ERRORS},
+    summary="Take a submission off its ladder",
+    operation_id="arena_api_submission_deactivate_view",
+)
+def submission_deactivate(request: HttpRequest, submission_id: PathId) -> Any:
+    """Its rating and history stay."""
+    return _ladder_set(request, submission_id, active=False)
