@@ -362,7 +362,7 @@ ENV_READS_ALLOWED = {
     "platform/arena/celery_app.py",
     # A model's API key, by the variable the operator named: kept out of settings (and so out of
     # every page and log that prints them).
-    "platform/arena/llm/seats.py",
+    "platform/arena/llm/metering.py",
 }
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from django.db import transaction
 
+from arena.db_outage import OutageLog, database_unreachable
 from arena.matches.models import MatchEvent
-from arena.ops.outage import OutageLog, database_unreachable
 from games.core import LogEntry
 
 logger = logging.getLogger(__name__)

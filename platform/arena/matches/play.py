@@ -15,12 +15,12 @@ from collections.abc import Callable
 from django.conf import settings
 
 from arena import metrics
+from arena.db_outage import database_unreachable
 from arena.matches import sandboxing
 from arena.matches.clock import match_clock
 from arena.matches.eventlog import EventWriter
 from arena.matches.models import Match
 from arena.matches.services import PlayFailure
-from arena.ops.outage import database_unreachable
 from games.core import MatchRecord, MatchSettings, play_match
 from games.core.record import LogEntry
 from games.core.validation import validation_plan

@@ -28,6 +28,7 @@ import traceback
 from django.db import transaction
 
 from arena.accounts.models import User
+from arena.db_outage import database_unreachable
 from arena.errors import Refused
 from arena.llm.selectors import model_entrant_of
 from arena.llm.services import model_budget_refusal
@@ -44,7 +45,6 @@ from arena.matches.services import (
     match_platform_failure,
     match_record_result,
 )
-from arena.ops.outage import database_unreachable
 from arena.ratings.services import rating_apply, ratings_recompute
 from arena.workflows.competitions import match_effects
 from arena.workflows.dispatch import match_enqueue_on_commit

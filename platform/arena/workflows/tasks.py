@@ -10,10 +10,10 @@ from celery import shared_task
 from django.conf import settings
 
 from arena import metrics
+from arena.db_outage import OutageLog, database_unreachable, database_wait
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.sandboxing import sandboxes_reap
 from arena.matches.services import RunOutcome
-from arena.ops.outage import OutageLog, database_unreachable, database_wait
 from arena.ops.services import maintenance_record
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run

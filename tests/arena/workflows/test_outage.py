@@ -324,7 +324,7 @@ def test_the_heartbeat_lists_only_matches_that_run_now_under_its_tasks(
 def test_a_match_whose_log_lost_entries_to_an_outage_is_played_again(
     queued_match: Callable[..., Match], monkeypatch: Any
 ) -> None:
-    from arena.matches.play import RunOutcome
+    from arena.matches.services import RunOutcome
     from arena.workflows.matches import match_run
 
     match = queued_match()
