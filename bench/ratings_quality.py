@@ -41,9 +41,17 @@ from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
 
 import games.core.ranking as elo_schedule  # noqa: E402
 from bench._stats import kendall_tau  # noqa: E402
-from games.core.ranking import ELO_START, EloSide, elo_expected, elo_update  # noqa: E402
+from games.core.ranking import (  # noqa: E402
+    ELO_START,
+    ELO_START_DEVIATION,
+    Z_95,
+    EloSide,
+    elo_deviation_update,
+    elo_expected,
+    elo_update,
+)
 
-CHECKPOINTS = (10, 20, 30)
+CHECKPOINTS = (10, 20, 30, 100)
 #: Simulated time between two passes (the beat's interval is seconds; matches take minutes).
 PASS_EVERY = timedelta(minutes=10)
 
@@ -55,6 +63,7 @@ class Agent:
     id: int
     strength: float
     rating: float = ELO_START
+    deviation: float = ELO_START_DEVIATION
     games: int = 0
     load: float = 0.0
     last_played: datetime | None = None
@@ -109,9 +118,12 @@ def play(
     p_a = elo_expected(a.strength, b.strength)
     drawn = rng.random() < draws
     score_a = 0.5 if drawn else (1.0 if rng.random() < p_a else 0.0)
-    new_a, new_b = update(EloSide(a.rating, a.games), EloSide(b.rating, b.games), score_a)
-    for me, other, new in ((a, b, new_a), (b, a, new_b)):
+    side_a, side_b = EloSide(a.rating, a.games), EloSide(b.rating, b.games)
+    new_a, new_b = update(side_a, side_b, score_a)
+    dev_a, dev_b = elo_deviation_update(side_a, side_b, a.deviation, b.deviation)
+    for me, other, new, dev in ((a, b, new_a, dev_a), (b, a, new_b, dev_b)):
         me.rating = new
+        me.deviation = dev
         me.games += 1
         me.load = ladder.decayed_load(me.load, me.last_played, now) + 1.0
         me.last_played = now
@@ -162,9 +174,20 @@ def simulate(
             n = checkpoints.pop(0)
             truth = [a.strength for a in population]
             taus[f"after_{n}_games"] = kendall_tau([a.rating for a in population], truth)
+            taus[f"coverage_after_{n}_games"] = coverage(population)
             if mle:
                 taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
     return taus
+
+
+def coverage(population: list[Agent]) -> float:
+    """The share of true strengths inside their rating's 95 % interval (ratings and strengths
+    both measured from their population's mean: a rating scale has no origin of its own)."""
+    shift = statistics.fmean(a.rating for a in population) - statistics.fmean(
+        a.strength for a in population
+    )
+    inside = [abs(a.rating - shift - a.strength) <= Z_95 * a.deviation for a in population]
+    return sum(inside) / len(inside)
 
 
 def mean_taus(runs: list[dict[str, float]]) -> dict[str, float]:

@@ -29,6 +29,7 @@ from arena.errors import NotFound, RateLimited, Refused
 from arena.llm import selectors as llm_selectors
 from arena.matches import selectors as match_selectors
 from arena.middleware import bad_character
+from arena.ratings.api import router as ratings_router
 from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, ladder_wait, leaderboard_page
 from arena.submissions import selectors as submission_selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
@@ -169,6 +170,7 @@ api = NinjaAPI(
     openapi_url="/openapi.json",
     docs_url=None,
 )
+api.add_router("/ratings/", ratings_router)
 
 
 @api.exception_handler(Refused)
@@ -615,6 +617,14 @@ class LeaderboardRow(Schema):
     kind: Literal["code", "model"] = "code"
     model: str | None = None
     rating: float
+    #: The rating's 95 % interval and its half-width (``rating`` ± ``rating_interval``).
+    rating_low: float
+    rating_high: float
+    rating_interval: float
+    #: The places the entry may hold given the intervals ("3–5"); None where it takes no part
+    #: in the ranking (a mean-payoff ladder's entry below ``min_matches``).
+    rank_best: int | None = None
+    rank_worst: int | None = None
     games: int
     wins: int
     losses: int
@@ -625,8 +635,10 @@ class LeaderboardRow(Schema):
     #: ``bb_per_100``; empty for a game that declares none.
     figures: dict[str, float | None]
     mean_payoff: float | None
-    #: Half-width of the 95 % interval of the mean payoff.
+    #: Half-width of the 95 % interval of the mean payoff, and its bounds.
     payoff_interval: float | None
+    payoff_low: float | None = None
+    payoff_high: float | None = None
     #: False on a mean-payoff ladder while the entry has fewer than ``min_matches``.
     ranked: bool
 
