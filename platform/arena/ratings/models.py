@@ -79,6 +79,11 @@ class Rating(models.Model):
     def __str__(self) -> str:
         return f"{self.submission} {self.rating:.0f}"
 
+    @property
+    def interval_half_width(self) -> float:
+        """The "±" of the rating's 95 % interval (rating points)."""
+        return (self.rating_high - self.rating_low) / 2
+
     def figure(self, key: str) -> float | None:
         """The mean of ladder figure ``key`` over the rated matches that reported it, else None."""
         return figure_mean(self.figure_sums, key)

@@ -370,3 +370,13 @@ def test_every_board_downloads_as_csv_and_json_with_intervals() -> None:
     page = client.get("/ratings/unified/?board=users").content.decode()
     assert "/api/ratings/unified/users/export.csv" in page and "± " in page
     assert UnifiedStanding.objects.filter(board="users").count() == 4
+
+
+def test_the_agent_page_shows_each_versions_interval() -> None:
+    a, b = make_entries("chess", 2)
+    for _ in range(5):
+        play(a, b, "win")
+    row = row_of(a)
+    page = Client().get(f"/submissions/agents/{a.agent_id}/").content.decode()
+    assert f"{row.rating:.0f} <span" in page
+    assert f"± {row.interval_half_width:.0f}</span>" in page
