@@ -380,3 +380,14 @@ def test_the_agent_page_shows_each_versions_interval() -> None:
     page = Client().get(f"/submissions/agents/{a.agent_id}/").content.decode()
     assert f"{row.rating:.0f} <span" in page
     assert f"± {row.interval_half_width:.0f}</span>" in page
+
+
+def test_the_refit_runs_as_a_maintenance_task_on_beat(settings: Any) -> None:
+    from arena.workflows.tasks import unified_refit_task
+
+    a, b = make_entries("chess", 2)
+    play(a, b, "win")
+    schedule = [e for e in settings.CELERY_BEAT_SCHEDULE.values() if "unified" in e["task"]]
+    assert [e["task"] for e in schedule] == ["arena.workflows.tasks.unified_refit_task"]
+    assert unified_refit_task() == 1
+    assert unified_board(board="users").fit is not None
