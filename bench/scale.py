@@ -131,7 +131,7 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     from arena.accounts.models import User
     from arena.matches.models import Match, Participant
     from arena.ratings import ladder
-    from arena.ratings.models import Rating, RatingChange
+    from arena.ratings.models import PairRecord, Rating, RatingChange
     from arena.submissions.models import Agent, Submission
     from django.db import connection
 
@@ -317,6 +317,23 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
 
     copy_rows(RatingChange, ["id", "rating_id", "match_id", "before", "after", "created"],
               change_rows())  # fmt: skip
+    # Each pair's results, as ``rating_apply`` counts them (what the boards are fitted on).
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for m in range(matches):
+        a, b, result = seat_a[m] + 1, seat_b[m] + 1, outcome_a[m]
+        first, first_result = (a, result) if a < b else (b, -result)
+        record = pairs.setdefault((first, a + b - first), [0, 0, 0])
+        record[0] += 1
+        record[1] += first_result == 1
+        record[2] += first_result == 0
+    copy_rows(
+        PairRecord,
+        ["id", "game", "game_version", "first_id", "second_id", "matches", "first_wins", "draws"],
+        (
+            (i, GAME, version, f, s, n, w, d)
+            for i, ((f, s), (n, w, d)) in enumerate(pairs.items(), start=1)
+        ),
+    )
     log(f"{2 * matches} seats and rating changes copied: {time.monotonic() - t0:.1f} s")
     with connection.cursor() as cursor:
         cursor.execute("SET session_replication_role = DEFAULT")

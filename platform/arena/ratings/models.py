@@ -169,3 +169,27 @@ class UnifiedStanding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.board} #{self.rank} {self.label}"
+
+
+class PairRecord(models.Model):
+    """The rated results between two entries of one ladder, kept by ``rating_apply``: what the
+    boards across games are fitted on, read without counting matches (``unified.py``).
+
+    ``first`` is the entry with the lower submission id; a draw counts in ``draws``, not in
+    either side's wins.
+    """
+
+    game = models.CharField(max_length=64)
+    game_version = models.PositiveIntegerField()
+    first = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    matches = models.PositiveIntegerField(default=0)
+    first_wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["first", "second"], name="pair_record_once")]
+        indexes = [models.Index(fields=["game", "game_version"], name="pair_record_ladder")]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} v {self.second_id}: {self.matches} matches"

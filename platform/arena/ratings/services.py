@@ -17,7 +17,7 @@ from django.utils import timezone
 from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings import ladder, unified
-from arena.ratings.models import Rating, RatingChange, UnifiedFit, UnifiedStanding
+from arena.ratings.models import PairRecord, Rating, RatingChange, UnifiedFit, UnifiedStanding
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
@@ -93,6 +93,26 @@ def _record(
     rating.recent_opponents = ladder.opponents_after(list(rating.recent_opponents), opponent)
 
 
+def _pair_record(match: Match, seat0: Participant, seat1: Participant) -> None:
+    """Count the match in its pair's results (both rating rows are locked: no race)."""
+    first, second = sorted((seat0, seat1), key=lambda p: p.submission_id)
+    wins = int(first.outcome == "win")
+    draws = int(first.outcome == "draw")
+    updated = PairRecord.objects.filter(
+        first_id=first.submission_id, second_id=second.submission_id
+    ).update(matches=F("matches") + 1, first_wins=F("first_wins") + wins, draws=F("draws") + draws)
+    if not updated:
+        PairRecord.objects.create(
+            game=match.game,
+            game_version=match.game_version,
+            first_id=first.submission_id,
+            second_id=second.submission_id,
+            matches=1,
+            first_wins=wins,
+            draws=draws,
+        )
+
+
 def rating_apply(*, match: Match) -> None:
     """Apply a finished ranked match to both ratings. Call inside the transaction that locked it.
 
@@ -139,6 +159,7 @@ def rating_apply(*, match: Match) -> None:
         )
         rating.save()
     RatingChange.objects.bulk_create(changes)
+    _pair_record(match, seats[0], seats[1])
     match.rated = True
     match.save(update_fields=["rated"])
 
@@ -158,6 +179,7 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
         .order_by("id")
     )
     changes = RatingChange.objects.filter(rating__in=ratings)
+    PairRecord.objects.filter(game=game, game_version=game_version).delete()
     applied_order = list(dict.fromkeys(changes.order_by("id").values_list("match_id", flat=True)))
     changes.delete()
     fresh = Rating()
@@ -196,15 +218,16 @@ def unified_refit() -> UnifiedFit:
     boards = {
         board: unified.fit_board(board, results, rows) for board in UnifiedStanding.Board.values
     }
+    played = sorted({results.game_names[g] for g in set(results.games.tolist())})
     with transaction.atomic():
         fit = UnifiedFit.objects.create(
-            matches=sum(r.matches for r in results),
-            games=sorted({r.game for r in results}),
+            matches=results.total,
+            games=played,
             seconds=0.0,
         )
         UnifiedStanding.objects.bulk_create(
             UnifiedStanding(fit=fit, board=board, **row)
-            for board, (fitted, _) in boards.items()
+            for board, fitted in boards.items()
             for row in unified.standing_rows(fitted)
         )
         UnifiedFit.objects.filter(id__lt=fit.id).delete()

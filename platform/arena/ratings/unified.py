@@ -24,31 +24,37 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Q
 
-from arena.matches.models import Match, Participant
 from arena.ratings import bradley_terry
-from arena.ratings.models import Rating, UnifiedFit, UnifiedStanding
+from arena.ratings.bradley_terry import Floats, Ints
+from arena.ratings.models import PairRecord, Rating, UnifiedFit, UnifiedStanding
 from games.core import available_game_ids, get_game_spec
 from games.core.ranking import rank_ranges
 
 
 @dataclass(frozen=True)
-class PairResults:
-    """Aggregated rated results of one game between two submissions (seat 0 first)."""
+class PairTable:
+    """Rated results per pair of entries, as columns: ``games[i]`` (an index into
+    ``game_names``), ``first[i]`` < ``second[i]`` (submission ids), the ``matches[i]`` they
+    played, ``first_wins[i]`` and ``draws[i]``."""
 
-    game: str
-    first: int
-    second: int
-    matches: int
-    wins: int
-    draws: int
+    game_names: list[str]
+    games: Ints
+    first: Ints
+    second: Ints
+    matches: Floats
+    first_wins: Floats
+    draws: Floats
+
+    @property
+    def total(self) -> int:
+        return int(self.matches.sum())
 
 
 def current_ladders() -> dict[str, int]:
@@ -56,32 +62,29 @@ def current_ladders() -> dict[str, int]:
     return {game: get_game_spec(game).version for game in available_game_ids()}
 
 
-def pair_results(ladders: dict[str, int]) -> list[PairResults]:
-    """Rated, finished ranked matches of the current ladders, counted per (game, seat 0's
-    submission, seat 1's submission) in the database: one row a pair, not one a match."""
-    if not ladders:
-        return []
-    versions = Q()
+def pair_results(ladders: dict[str, int]) -> PairTable:
+    """The rated results of the current ladders per pair of entries, as ``rating_apply`` keeps
+    them (``PairRecord``): one row a pair, read without counting matches."""
+    names = sorted(ladders)
+    code = {name: i for i, name in enumerate(names)}
+    versions = Q(pk__in=[])
     for game, version in ladders.items():
-        versions |= Q(match__game=game, match__game_version=version)
-    rows = (
-        Participant.objects.filter(
-            versions,
-            seat=0,
-            match__kind=Match.Kind.RANKED,
-            match__status=Match.Status.FINISHED,
-            match__rated=True,
-            match__participants__seat=1,
+        versions |= Q(game=game, game_version=version)
+    rows = list(
+        PairRecord.objects.filter(versions).values_list(
+            "game", "first_id", "second_id", "matches", "first_wins", "draws"
         )
-        .values_list("match__game", "submission_id", "match__participants__submission_id")
-        .annotate(
-            matches=Count("id"),
-            wins=Count("id", filter=Q(outcome="win")),
-            draws=Count("id", filter=Q(outcome="draw")),
-        )
-        .order_by()
     )
-    return [PairResults(*row) for row in rows]
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
+    return PairTable(
+        game_names=names,
+        games=np.array([code[g] for g in columns[0]], dtype=np.int64),
+        first=np.array(columns[1], dtype=np.int64),
+        second=np.array(columns[2], dtype=np.int64),
+        matches=np.array(columns[3], dtype=np.float64),
+        first_wins=np.array(columns[4], dtype=np.float64),
+        draws=np.array(columns[5], dtype=np.float64),
+    )
 
 
 @dataclass
@@ -222,37 +225,34 @@ class FittedRow:
     per_game: dict[str, dict[str, Any]]
 
 
-def fit_board(
-    board: str, results: list[PairResults], rows: list[Entrant]
-) -> tuple[list[FittedRow], int]:
-    """The board's rows, best first, and the matches behind the fit."""
+def fit_board(board: str, results: PairTable, rows: list[Entrant]) -> list[FittedRow]:
+    """The board's rows, best first."""
     player, shown = board_players(board, rows)
-    kept = [r for r in results if r.first in player and r.second in player]
-    if not kept or not shown:
-        return [], 0
-    per_game: dict[str, int] = defaultdict(int)
-    for r in kept:
-        per_game[r.game] += r.matches
-    total = sum(per_game.values())
-    weight_of = {game: total / (len(per_game) * n) for game, n in per_game.items()}
-    index: dict[str, int] = {}
-    for key in shown:
-        index.setdefault(key, len(index))
-    for r in kept:
-        index.setdefault(player[r.first], len(index))
-        index.setdefault(player[r.second], len(index))
-    # Pairs of one player with itself (two agents of one user where both count) carry nothing.
-    kept = [r for r in kept if player[r.first] != player[r.second]]
-    first = np.array([index[player[r.first]] for r in kept], dtype=np.int64)
-    second = np.array([index[player[r.second]] for r in kept], dtype=np.int64)
-    games = np.array([r.matches for r in kept], dtype=np.float64)
-    score = np.array([r.wins + r.draws / 2 for r in kept], dtype=np.float64)
-    weight = np.array([weight_of[r.game] for r in kept], dtype=np.float64)
-    fitted = bradley_terry.fit(len(index), first, second, games, score, weight)
-    matches: dict[str, int] = defaultdict(int)
-    for r in kept:
-        matches[player[r.first]] += r.matches
-        matches[player[r.second]] += r.matches
+    if not shown or not len(results.first):
+        return []
+    keys = list(shown) + sorted({key for key in player.values() if key not in shown})
+    index = {key: i for i, key in enumerate(keys)}
+    top = int(max(results.first.max(), results.second.max(), max(player, default=0)))
+    lookup = np.full(top + 1, -1, dtype=np.int64)
+    for submission, key in player.items():
+        lookup[submission] = index[key]
+    first, second = lookup[results.first], lookup[results.second]
+    # Pairs with an entry that takes no part, or of one player with itself, carry nothing.
+    kept = (first >= 0) & (second >= 0) & (first != second)
+    if not kept.any():
+        return []
+    first, second = first[kept], second[kept]
+    games, matches = results.games[kept], results.matches[kept]
+    score = results.first_wins[kept] + results.draws[kept] / 2
+    # Each game weighs the same: its results count total / (games × its matches).
+    per_game = np.bincount(games, matches, minlength=len(results.game_names))
+    played = per_game > 0
+    weight_of_game = np.zeros(len(per_game))
+    weight_of_game[played] = matches.sum() / (played.sum() * per_game[played])
+    fitted = bradley_terry.fit(len(keys), first, second, matches, score, weight_of_game[games])
+    behind = np.bincount(first, matches, minlength=len(keys)) + np.bincount(
+        second, matches, minlength=len(keys)
+    )
     low, high = fitted.low(), fitted.high()
     out = [
         FittedRow(
@@ -261,14 +261,14 @@ def fit_board(
             rating=float(fitted.rating[index[key]]),
             low=float(low[index[key]]),
             high=float(high[index[key]]),
-            matches=matches.get(key, 0),
+            matches=int(behind[index[key]]),
             per_game=row.per_game,
         )
         for key, row in shown.items()
-        if matches.get(key, 0)  # a row with no rated result has nothing to show
+        if behind[index[key]]  # a row with no rated result has nothing to show
     ]
     out.sort(key=lambda r: (-r.rating, r.key))
-    return out, sum(per_game.values())
+    return out
 
 
 @dataclass(frozen=True)

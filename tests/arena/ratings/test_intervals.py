@@ -391,3 +391,22 @@ def test_the_refit_runs_as_a_maintenance_task_on_beat(settings: Any) -> None:
     assert [e["task"] for e in schedule] == ["arena.workflows.tasks.unified_refit_task"]
     assert unified_refit_task() == 1
     assert unified_board(board="users").fit is not None
+
+
+def test_each_pairs_results_are_kept_per_match_and_rebuilt_by_a_replay() -> None:
+    from arena.ratings.models import PairRecord
+
+    a, b, c = make_entries("chess", 3)
+    play(b, a, "win")  # seat 0 is b, the pair is kept with the lower id first
+    play(a, b, "draw")
+    play(a, c, "loss")
+    kept = {
+        (r.first_id, r.second_id): (r.matches, r.first_wins, r.draws)
+        for r in PairRecord.objects.all()
+    }
+    assert kept == {(a.pk, b.pk): (2, 0, 1), (a.pk, c.pk): (1, 0, 0)}
+    ratings_recompute(game="chess", game_version=a.game_version)
+    assert {
+        (r.first_id, r.second_id): (r.matches, r.first_wins, r.draws)
+        for r in PairRecord.objects.all()
+    } == kept
