@@ -33,9 +33,10 @@ BOUNDS = {"elo": ("rating_low", "rating_high"), "mean_payoff": ("payoff_low", "p
 
 def _base(ranking: str, min_matches: int) -> tuple[str, list[Any]]:
     """The WHERE clause of the entries that take part in a ladder's ranking (after game and
-    version)."""
+    version; a condition on a bound also keeps out the rows without one). Only columns of the
+    bound's index, so each part is an index-only scan: the rows are wide."""
     if ranking == "mean_payoff":
-        return " AND games >= %s AND payoff_low IS NOT NULL", [min_matches]
+        return " AND games >= %s", [min_matches]
     return "", []
 
 
@@ -64,6 +65,7 @@ def page_rank_ranges(
     where, params = _base(ranking, min_matches)
     table = Rating._meta.db_table
     head = f"FROM {table} WHERE game = %s AND game_version = %s{where}"  # noqa: S608
+    counted = f"{head} AND {low_col} IS NOT NULL"
     base_params: list[Any] = [game, version, *params]
     if connection.vendor == "postgresql":
         # Strictly above a high: at least the next float after it (width_bucket counts t <= x).
@@ -73,7 +75,7 @@ def page_rank_ranges(
             f"AND {low_col} > %s GROUP BY 2 "
             f"UNION ALL SELECT 'b', width_bucket({high_col}, %s::float8[]), count(*) {head} "
             f"AND {high_col} < %s GROUP BY 2 "
-            f"UNION ALL SELECT 'n', 0, count(*) {head}"
+            f"UNION ALL SELECT 'n', 0, count(*) {counted}"
         )
         args = [
             above_edges,
@@ -101,7 +103,7 @@ def page_rank_ranges(
         sql = (
             f"SELECT 'a', {low_col} {head} AND {low_col} > %s "  # noqa: S608
             f"UNION ALL SELECT 'b', {high_col} {head} AND {high_col} < %s "
-            f"UNION ALL SELECT 'n', count(*) {head}"
+            f"UNION ALL SELECT 'n', count(*) {counted}"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, [*base_params, highs[0], *base_params, lows[-1], *base_params])

@@ -12,6 +12,8 @@ from arena.ratings.selectors import agent_url_maker, url_maker
 from arena.ratings.unified import unified_board
 
 BOARDS = ("models", "users")
+#: Rows a board's page shows (the downloads hold them all).
+PAGE_ROWS = 200
 
 
 def unified(request: HttpRequest) -> HttpResponse:
@@ -19,7 +21,7 @@ def unified(request: HttpRequest) -> HttpResponse:
     board = request.GET.get("board", "models")
     if board not in BOARDS:
         board = "models"
-    found = unified_board(board=board)
+    found = unified_board(board=board, limit=PAGE_ROWS)
     agent_url = agent_url_maker()
     rows = [
         {
