@@ -215,8 +215,13 @@ def unified_refit() -> UnifiedFit:
     ladders = unified.current_ladders()
     results = unified.pair_results(ladders)
     rows = unified.entrants(ladders)
+    # The last fit's ratings warm-start this one: a few results more move it little.
+    previous: dict[str, dict[str, float]] = {}
+    for board, key, rating in UnifiedStanding.objects.values_list("board", "key", "rating"):
+        previous.setdefault(board, {})[key] = rating
     boards = {
-        board: unified.fit_board(board, results, rows) for board in UnifiedStanding.Board.values
+        board: unified.fit_board(board, results, rows, previous.get(board))
+        for board in UnifiedStanding.Board.values
     }
     played = sorted({results.game_names[g] for g in set(results.games.tolist())})
     with transaction.atomic():

@@ -225,8 +225,14 @@ class FittedRow:
     per_game: dict[str, dict[str, Any]]
 
 
-def fit_board(board: str, results: PairTable, rows: list[Entrant]) -> list[FittedRow]:
-    """The board's rows, best first."""
+def fit_board(
+    board: str,
+    results: PairTable,
+    rows: list[Entrant],
+    previous: dict[str, float] | None = None,
+) -> list[FittedRow]:
+    """The board's rows, best first. ``previous`` (a row's key -> its last fitted rating)
+    warm-starts the fit; other players start from their Elo (the mean of their games')."""
     player, shown = board_players(board, rows)
     if not shown or not len(results.first):
         return []
@@ -269,6 +275,25 @@ def fit_board(board: str, results: PairTable, rows: list[Entrant]) -> list[Fitte
     ]
     out.sort(key=lambda r: (-r.rating, r.key))
     return out
+
+
+def _start(
+    keys: list[str], player: dict[int, str], rows: list[Entrant], previous: dict[str, float]
+) -> Floats:
+    """Where the fit starts: a row's last fitted rating, else its entries' mean Elo (the
+    ladder's own estimate, on the same scale)."""
+    elo: dict[str, list[float]] = {}
+    for e in rows:
+        key = player.get(e.submission)
+        if key is not None:
+            elo.setdefault(key, []).append(e.rating)
+    return np.array(
+        [
+            previous.get(key, sum(elo.get(key, [1200.0])) / len(elo.get(key, [1200.0])))
+            for key in keys
+        ],
+        dtype=np.float64,
+    )
 
 
 @dataclass(frozen=True)
