@@ -68,7 +68,7 @@ class LadderTableOut(Schema):
 @router.get(
     "/leaderboards/{game}/export.json",
     auth=None,
-    response={200: LadderTableOut, 404: RefusalOut},
+    response={200: LadderTableOut, 400: RefusalOut, 404: RefusalOut},
     url_name="ratings_leaderboard_json",
     summary="A game's whole ladder with 95 % intervals and rank ranges",
 )
@@ -80,7 +80,7 @@ def leaderboard_json(request: HttpRequest, game: GameId) -> Any:
 @router.get(
     "/leaderboards/{game}/export.csv",
     auth=None,
-    response={404: RefusalOut},
+    response={400: RefusalOut, 404: RefusalOut},
     openapi_extra=_CSV_DOC,
     url_name="ratings_leaderboard_csv",
     summary="A game's whole ladder with 95 % intervals and rank ranges, as CSV",
@@ -119,7 +119,7 @@ class UnifiedBoardOut(Schema):
 @router.get(
     "/unified/{board}",
     auth=None,
-    response={200: UnifiedBoardOut},
+    response={200: UnifiedBoardOut, 400: RefusalOut},
     url_name="ratings_unified",
     summary="The board across games (models, or users by their best agent per game)",
 )
@@ -141,7 +141,7 @@ class UnifiedTableOut(Schema):
 @router.get(
     "/unified/{board}/export.json",
     auth=None,
-    response={200: UnifiedTableOut},
+    response={200: UnifiedTableOut, 400: RefusalOut},
     url_name="ratings_unified_json",
     summary="The whole board across games as a table, per-game columns flattened",
 )
@@ -153,6 +153,7 @@ def unified_json(request: HttpRequest, board: Board) -> Any:
 @router.get(
     "/unified/{board}/export.csv",
     auth=None,
+    response={400: RefusalOut},
     openapi_extra=_CSV_DOC,
     url_name="ratings_unified_csv",
     summary="The whole board across games, as CSV",
@@ -166,7 +167,7 @@ def unified_csv(request: HttpRequest, board: Board) -> HttpResponse:
 @router.get(
     "/models/{name}",
     auth=None,
-    response={200: dict[str, Any], 404: RefusalOut},
+    response={200: dict[str, Any], 400: RefusalOut, 404: RefusalOut},
     url_name="ratings_model_card",
     summary="A language model's card: ratings per game and across games, play, latency, cost",
 )
