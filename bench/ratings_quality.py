@@ -6,7 +6,11 @@ Runs the platform's own matchmaking (``arena.ratings.pairing.pair_entries``) and
 true strength on the Elo scale, a match between a and b is won by a with probability
 1 / (1 + 10 ** ((b - a) / 400)) (a draw with probability ``--draws``), no sandbox and no
 database. Every pass pairs all free entries, as the periodic task does; all matches of a pass
-finish before the next one. Reports Kendall's tau between ratings and true strengths after 10,
+finish before the next one. Reports the calibration of the 95 % intervals (the share of true
+strengths inside them, ratings and strengths both taken from their population's mean) after
+10, 30 and 100 games: of the Elo rating's interval the ladders show (``elo_interval``) and of
+the Bradley-Terry fit's the boards across games show (``bradley_terry_interval``); and
+Kendall's tau between ratings and true strengths after 10,
 20 and 30 games per agent (mean over seeds), for the platform's matchmaking and for random
 pairing (same Elo, partners drawn at random); beside each, ``mle_*``: the tau of a
 Bradley-Terry maximum-likelihood fit of the same games, the most any rating could extract
@@ -14,7 +18,8 @@ from those results; and ``tau_bound``: the most any rating could reach with that
 per agent even if every game were played at even odds against an opponent of exactly known
 strength (each game then carries the most information a win/loss result can, and the rating's
 standard error is 400 / ln 10 / sqrt(n (1 - draws) / 4); with normal errors, Kendall's tau is
-2 / pi * asin(sd / sqrt(sd^2 + se^2))). Target: tau >= 0.9 within 30 games per agent.
+2 / pi * asin(sd / sqrt(sd^2 + se^2))), with the platform's tau as a share of it. Targets: tau
+>= 0.9 within 30 games per agent; intervals covering 93 to 97 % of true strengths.
 
 Run: `.venv/bin/python bench/ratings_quality.py [--agents 200] [--spread 300] [--seeds 5]`.
 Prints JSON.
@@ -41,9 +46,19 @@ from arena.ratings.pairing import Entry, pair_entries  # noqa: E402
 
 import games.core.ranking as elo_schedule  # noqa: E402
 from bench._stats import kendall_tau  # noqa: E402
-from games.core.ranking import ELO_START, EloSide, elo_expected, elo_update  # noqa: E402
+from games.core.ranking import (  # noqa: E402
+    ELO_START,
+    ELO_START_DEVIATION,
+    Z_95,
+    EloSide,
+    elo_deviation_update,
+    elo_expected,
+    elo_update,
+)
 
-CHECKPOINTS = (10, 20, 30)
+CHECKPOINTS = (10, 20, 30, 100)
+#: Where the calibration of the 95 % intervals is reported.
+CALIBRATION = (10, 30, 100)
 #: Simulated time between two passes (the beat's interval is seconds; matches take minutes).
 PASS_EVERY = timedelta(minutes=10)
 
@@ -55,6 +70,7 @@ class Agent:
     id: int
     strength: float
     rating: float = ELO_START
+    deviation: float = ELO_START_DEVIATION
     games: int = 0
     load: float = 0.0
     last_played: datetime | None = None
@@ -109,9 +125,12 @@ def play(
     p_a = elo_expected(a.strength, b.strength)
     drawn = rng.random() < draws
     score_a = 0.5 if drawn else (1.0 if rng.random() < p_a else 0.0)
-    new_a, new_b = update(EloSide(a.rating, a.games), EloSide(b.rating, b.games), score_a)
-    for me, other, new in ((a, b, new_a), (b, a, new_b)):
+    side_a, side_b = EloSide(a.rating, a.games), EloSide(b.rating, b.games)
+    new_a, new_b = update(side_a, side_b, score_a)
+    dev_a, dev_b = elo_deviation_update(side_a, side_b, a.deviation, b.deviation)
+    for me, other, new, dev in ((a, b, new_a, dev_a), (b, a, new_b, dev_b)):
         me.rating = new
+        me.deviation = dev
         me.games += 1
         me.load = ladder.decayed_load(me.load, me.last_played, now) + 1.0
         me.last_played = now
@@ -162,9 +181,45 @@ def simulate(
             n = checkpoints.pop(0)
             truth = [a.strength for a in population]
             taus[f"after_{n}_games"] = kendall_tau([a.rating for a in population], truth)
+            taus[f"coverage_after_{n}_games"] = coverage(population)
+            if mle:
+                taus[f"bt_coverage_after_{n}_games"] = bt_coverage(population, played)
             if mle:
                 taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
     return taus
+
+
+def coverage(population: list[Agent]) -> float:
+    """The share of true strengths inside their rating's 95 % interval (ratings and strengths
+    both measured from their population's mean: a rating scale has no origin of its own)."""
+    shift = statistics.fmean(a.rating for a in population) - statistics.fmean(
+        a.strength for a in population
+    )
+    inside = [abs(a.rating - shift - a.strength) <= Z_95 * a.deviation for a in population]
+    return sum(inside) / len(inside)
+
+
+def bt_coverage(population: list[Agent], played: list[tuple[int, int, float]]) -> float:
+    """``coverage`` of the Bradley-Terry fit with its intervals (``arena.ratings.bradley_terry``,
+    what the boards across games show) on the same games."""
+    import numpy as np
+    from arena.ratings.bradley_terry import fit
+
+    ones = np.ones(len(played))
+    found = fit(
+        len(population),
+        np.array([a for a, _, _ in played], dtype=np.int64),
+        np.array([b for _, b, _ in played], dtype=np.int64),
+        ones,
+        np.array([s for _, _, s in played], dtype=np.float64),
+        ones,
+    )
+    shift = float(found.rating.mean()) - statistics.fmean(a.strength for a in population)
+    inside = [
+        abs(float(found.rating[a.id]) - shift - a.strength) <= Z_95 * float(found.deviation[a.id])
+        for a in population
+    ]
+    return sum(inside) / len(inside)
 
 
 def mean_taus(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -201,6 +256,20 @@ def population(args: argparse.Namespace, spread: float) -> dict[str, object]:
     )
     tau_30 = found["tau_platform_pairing"]["after_30_games"]  # type: ignore[index]
     found["target_met"] = tau_30 >= 0.9
+    platform: dict[str, float] = found["tau_platform_pairing"]  # type: ignore[assignment]
+    bound: dict[str, float] = found["tau_bound"]  # type: ignore[assignment]
+    found["tau_share_of_bound_platform"] = {
+        key: round(platform[key] / bound[key], 3) for key in bound
+    }
+    found["calibration_95"] = {
+        "elo_interval": {
+            f"after_{n}_games": platform[f"coverage_after_{n}_games"] for n in CALIBRATION
+        },
+        "bradley_terry_interval": {
+            f"after_{n}_games": platform[f"bt_coverage_after_{n}_games"] for n in CALIBRATION
+        },
+        "goal": "0.93 to 0.97",
+    }
     return found
 
 

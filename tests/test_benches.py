@@ -69,7 +69,13 @@ BENCHES = [
     (
         "scale.py",
         ["--agents", "60", "--matches", "600", "--requests", "2", "--passes", "1"],
-        {"pages", "matchmaking_pass_bounded_queue", "matchmaking_pass_unbounded", "targets"},
+        {
+            "pages",
+            "matchmaking_pass_bounded_queue",
+            "matchmaking_pass_unbounded",
+            "unified_refit",
+            "targets",
+        },
         ("postgres",),
     ),
     (

@@ -16,6 +16,7 @@ Nothing here touches a database or plays a match: give it numbers, get numbers b
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist, fmean, stdev
@@ -238,3 +239,126 @@ def elo_ratings(results: Iterable[tuple[K, K, float]]) -> dict[K, float]:
         games[a] = side_a.games + 1
         games[b] = side_b.games + 1
     return ratings
+
+
+# --- Intervals on Elo ratings -------------------------------------------------------------------
+#
+# An Elo rating is an estimate of a strength, and its error has a variance that can be carried
+# along the same updates, match by match, in the row that holds the rating: the extended-Kalman
+# view of Elo (Glickman's Glicko, 1999, is the Bayesian filter of the same model; Ingram, "How
+# to extend Elo: a Bayesian perspective", 2021). Linearise the update r' = r + K (s - E(r, r_o))
+# around the true strengths: with c = ln 10 / 400 and v = E (1 - E) (the variance of a result
+# and, times c, the slope of E), the error e of the rating moves as
+#
+#     e' = (1 - K c v) e + K c v e_o + K (s - E)
+#
+# so its variance, with the opponent's error taken as independent of one's own, moves as
+#
+#     σ'² = (1 - K c v)² σ² + (K c v)² σ_o² + K² v.
+#
+# This is the variance of *this* estimator (the K schedule, the floor), not of an idealised
+# posterior: with K at its floor the rating keeps a stationary noise (σ² → K / (2 c), 37 points
+# at K = 16) that no count of games removes, and the interval says so. The start is the spread
+# of strengths a newcomer may have (``ELO_START_DEVIATION``). Cost: a few multiplications per
+# side per match, in the transaction that applies Elo; the interval is then read from the row.
+
+#: ln 10 / 400: the slope of the logistic curve of Elo (per rating point) at even odds ÷ ¼.
+ELO_SLOPE = math.log(10) / 400
+#: The deviation of a newcomer's rating: how far a strength may lie from the start. Glicko's
+#: 350, which is also about the spread of the house bots and agents on our ladders (their
+#: strengths spread 300 to 600 points on ``bench/ratings_quality.py``'s populations).
+ELO_START_DEVIATION = 350.0
+#: Two-sided 95 % normal quantile: an interval is rating ± 1.96 σ.
+Z_95 = NormalDist().inv_cdf(0.975)
+
+
+def elo_variance_after(
+    variance: float, opponent_variance: float, rating: float, opponent: float, games: int
+) -> float:
+    """The error variance of a rating after one more game against ``opponent`` (see above).
+
+    ``games`` is the rated games played before this one (it sets K, as in ``elo_update``).
+    """
+    k = elo_k(games)
+    expected = elo_expected(rating, opponent)
+    spread = expected * (1.0 - expected)
+    gain = k * ELO_SLOPE * spread
+    return (1.0 - gain) ** 2 * variance + gain**2 * opponent_variance + k * k * spread
+
+
+def elo_deviation_update(
+    a: EloSide, b: EloSide, deviation_a: float, deviation_b: float
+) -> tuple[float, float]:
+    """The deviations (standard errors, rating points) of ``a`` and ``b`` after their game,
+    from the ratings and games *before* it (what ``elo_update`` is given)."""
+    var_a, var_b = deviation_a**2, deviation_b**2
+    new_a = elo_variance_after(var_a, var_b, a.rating, b.rating, a.games)
+    new_b = elo_variance_after(var_b, var_a, b.rating, a.rating, b.games)
+    return math.sqrt(new_a), math.sqrt(new_b)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided interval around an estimate (``low`` ≤ ``estimate`` ≤ ``high``)."""
+
+    estimate: float
+    low: float
+    high: float
+
+    @property
+    def half_width(self) -> float:
+        """The "±" figure."""
+        return (self.high - self.low) / 2
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies inside (bounds included)."""
+        return self.low <= value <= self.high
+
+
+def elo_interval(rating: float, deviation: float, *, z: float = Z_95) -> Interval:
+    """The interval ``rating ± z · deviation`` (95 % by default)."""
+    return Interval(rating, rating - z * deviation, rating + z * deviation)
+
+
+def elo_ratings_with_deviations(
+    results: Iterable[tuple[K, K, float]],
+) -> dict[K, tuple[float, float]]:
+    """``elo_ratings`` with each rating's deviation: ``{player: (rating, deviation)}``."""
+    state: dict[K, tuple[float, float, int]] = {}
+    for a, b, score in results:
+        ra, da, ga = state.get(a, (ELO_START, ELO_START_DEVIATION, 0))
+        rb, db, gb = state.get(b, (ELO_START, ELO_START_DEVIATION, 0))
+        side_a, side_b = EloSide(ra, ga), EloSide(rb, gb)
+        new_ra, new_rb = elo_update(side_a, side_b, score)
+        new_da, new_db = elo_deviation_update(side_a, side_b, da, db)
+        state[a] = (new_ra, new_da, ga + 1)
+        state[b] = (new_rb, new_db, gb + 1)
+    return {player: (r, d) for player, (r, d, _) in state.items()}
+
+
+@dataclass(frozen=True)
+class RankRange:
+    """The places an entry may hold given the intervals: ``best``–``worst`` (1-based).
+
+    An entry is surely behind every other whose interval lies wholly above its own, and
+    surely ahead of every one whose interval lies wholly below (LMArena's rule).
+    """
+
+    best: int
+    worst: int
+
+    def __str__(self) -> str:
+        return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
+
+
+def rank_ranges(intervals: Sequence[tuple[float, float]]) -> list[RankRange]:
+    """The ``RankRange`` of each ``(low, high)`` among all of them, in O(n log n)."""
+    lows = sorted(low for low, _ in intervals)
+    highs = sorted(high for _, high in intervals)
+    n = len(intervals)
+    ranges = []
+    for low, high in intervals:
+        above = n - bisect_right(lows, high)  # wholly above: low_j > high
+        below = bisect_left(highs, low)  # wholly below: high_j < low
+        ranges.append(RankRange(1 + above, n - below))
+    return ranges

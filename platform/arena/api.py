@@ -22,6 +22,7 @@ from arena.errors import RateLimited, Refused
 from arena.llm.api import router as llm_router
 from arena.matches.api import router as matches_router
 from arena.notifications.api import router as notifications_router
+from arena.ratings.api import router as ratings_router
 from arena.submissions.api import router as submissions_router
 from arena.tournaments.api import router as tournaments_router
 
@@ -58,6 +59,8 @@ for router in (
     tournaments_router,
 ):
     api.add_router("", router)
+# Added after the split: the boards with their intervals, across games, and a model's card.
+api.add_router("/ratings/", ratings_router)
 
 
 @api.exception_handler(Refused)

@@ -379,6 +379,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))),
         "options": {"expires": 60.0},
     },
+    # The boards across games (one Bradley-Terry fit over every ladder), read by their pages.
+    "unified-boards": {
+        "task": "arena.workflows.tasks.unified_refit_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_UNIFIED_REFIT_S", "600"))),
+        "options": {"expires": 300.0},
+    },
     # Sandbox containers die with their match (or their worker).
     "reap-sandboxes": {
         "task": "arena.workflows.tasks.sandboxes_reap_task",

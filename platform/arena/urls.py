@@ -19,5 +19,6 @@ urlpatterns = [
     # /healthz, /readyz, /metrics and the operator's page /ops/ (docs/operations.md).
     path("", include("arena.ops.urls")),
     path("llm/", include("arena.llm.urls")),
+    path("ratings/", include("arena.ratings.urls")),
     path("", include("arena.catalog.urls")),
 ]

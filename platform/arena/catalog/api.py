@@ -64,6 +64,14 @@ class LeaderboardRow(Schema):
     kind: Literal["code", "model"] = "code"
     model: str | None = None
     rating: float
+    #: The rating's 95 % interval and its half-width (``rating`` ± ``rating_interval``).
+    rating_low: float
+    rating_high: float
+    rating_interval: float
+    #: The places the entry may hold given the intervals ("3–5"); None where it takes no part
+    #: in the ranking (a mean-payoff ladder's entry below ``min_matches``).
+    rank_best: int | None = None
+    rank_worst: int | None = None
     games: int
     wins: int
     losses: int
@@ -74,8 +82,10 @@ class LeaderboardRow(Schema):
     #: ``bb_per_100``; empty for a game that declares none.
     figures: dict[str, float | None]
     mean_payoff: float | None
-    #: Half-width of the 95 % interval of the mean payoff.
+    #: Half-width of the 95 % interval of the mean payoff, and its bounds.
     payoff_interval: float | None
+    payoff_low: float | None = None
+    payoff_high: float | None = None
     #: False on a mean-payoff ladder while the entry has fewer than ``min_matches``.
     ranked: bool
 

@@ -6,6 +6,7 @@ from django.db import models
 
 from arena.matches.models import Match
 from arena.submissions.models import Submission
+from games.core.ranking import ELO_START, ELO_START_DEVIATION, Z_95
 
 
 class Rating(models.Model):
@@ -21,6 +22,12 @@ class Rating(models.Model):
     game = models.CharField(max_length=64)
     game_version = models.PositiveIntegerField()
     rating = models.FloatField(default=1200.0)
+    #: The standard error of ``rating`` (rating points), carried along each Elo update
+    #: (``games.core.ranking.elo_deviation_update``); the 95 % interval is stored beside it
+    #: (``rating_low``, ``rating_high``) so rank ranges are counted on an index.
+    deviation = models.FloatField(default=ELO_START_DEVIATION)
+    rating_low = models.FloatField(default=ELO_START - Z_95 * ELO_START_DEVIATION)
+    rating_high = models.FloatField(default=ELO_START + Z_95 * ELO_START_DEVIATION)
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
@@ -31,6 +38,10 @@ class Rating(models.Model):
     payoff_squares = models.FloatField(default=0.0)
     #: ``payoff_sum / games``, stored so the ladder can be ordered (and indexed) by it.
     mean_payoff = models.FloatField(null=True, blank=True)
+    #: The 95 % Student-t interval of ``mean_payoff`` (None below two matches), stored for the
+    #: rank ranges of a mean-payoff ladder.
+    payoff_low = models.FloatField(null=True, blank=True)
+    payoff_high = models.FloatField(null=True, blank=True)
     #: The game's own ladder figures (``GamePackage.ladder_figures``, e.g. poker's BB/100):
     #: per figure key, ``[sum, matches]`` over the rated matches that reported it.
     figure_sums = models.JSONField(default=dict, blank=True)
@@ -52,10 +63,26 @@ class Rating(models.Model):
                 fields=["game", "game_version", "-mean_payoff", "-rating", "id"],
                 name="rating_by_payoff",
             ),
+            # Rank ranges (``intervals.rank_ranges``): how many intervals lie wholly above or
+            # below a page's, counted on these without reading the rows.
+            models.Index(fields=["game", "game_version", "rating_low"], name="rating_by_low"),
+            models.Index(fields=["game", "game_version", "rating_high"], name="rating_by_high"),
+            models.Index(
+                fields=["game", "game_version", "payoff_low", "games"], name="rating_by_payoff_low"
+            ),
+            models.Index(
+                fields=["game", "game_version", "payoff_high", "games"],
+                name="rating_by_payoff_high",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.submission} {self.rating:.0f}"
+
+    @property
+    def interval_half_width(self) -> float:
+        """The "±" of the rating's 95 % interval (rating points)."""
+        return (self.rating_high - self.rating_low) / 2
 
     def figure(self, key: str) -> float | None:
         """The mean of ladder figure ``key`` over the rated matches that reported it, else None."""
@@ -90,3 +117,79 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.before:.0f} → {self.after:.0f} in match {self.match_id}"
+
+
+class UnifiedFit(models.Model):
+    """One refit of the boards across games (``services.unified_refit``): when, from how many
+    matches, in how long. The boards' pages read the latest one and its standings."""
+
+    fitted = models.DateTimeField(auto_now_add=True)
+    matches = models.PositiveIntegerField(default=0)
+    #: Games (ladders) that contributed, each weighted equally.
+    games = models.JSONField(default=list)
+    seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"unified fit {self.pk} ({self.matches} matches)"
+
+
+class UnifiedStanding(models.Model):
+    """One row of a board across games: a model and configuration, or a user (their best
+    agent in each game), with its Bradley-Terry strength on the Elo scale and 95 % interval."""
+
+    class Board(models.TextChoices):
+        MODELS = "models", "models (one row per model and configuration)"
+        USERS = "users", "users (their best agent in each game)"
+
+    fit = models.ForeignKey(UnifiedFit, on_delete=models.CASCADE, related_name="standings")
+    board = models.CharField(max_length=8, choices=Board.choices)
+    #: ``model:<name>:<configuration hash>`` or ``user:<id>``: stable across refits.
+    key = models.CharField(max_length=120)
+    label = models.CharField(max_length=300)
+    rank = models.PositiveIntegerField()
+    rank_best = models.PositiveIntegerField()
+    rank_worst = models.PositiveIntegerField()
+    rating = models.FloatField()
+    rating_low = models.FloatField()
+    rating_high = models.FloatField()
+    matches = models.PositiveIntegerField()
+    #: Per game: ``{"rating", "low", "high", "matches", "agent_id", "submission"}`` of the entry
+    #: that stands for this row there (its own ladder's Elo and interval).
+    per_game = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["rank", "id"]
+        indexes = [models.Index(fields=["fit", "board", "rank"], name="unified_by_rank")]
+        constraints = [
+            models.UniqueConstraint(fields=["fit", "board", "key"], name="unified_once_per_fit")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board} #{self.rank} {self.label}"
+
+
+class PairRecord(models.Model):
+    """The rated results between two entries of one ladder, kept by ``rating_apply``: what the
+    boards across games are fitted on, read without counting matches (``unified.py``).
+
+    ``first`` is the entry with the lower submission id; a draw counts in ``draws``, not in
+    either side's wins.
+    """
+
+    game = models.CharField(max_length=64)
+    game_version = models.PositiveIntegerField()
+    first = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    matches = models.PositiveIntegerField(default=0)
+    first_wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["first", "second"], name="pair_record_once")]
+        indexes = [models.Index(fields=["game", "game_version"], name="pair_record_ladder")]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} v {self.second_id}: {self.matches} matches"

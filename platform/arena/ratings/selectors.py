@@ -25,13 +25,19 @@ from arena.matches.selectors import (
     latest_ranked_match_ids_query,
     match_queue_wait,
 )
-from arena.ratings import ladder
+from arena.ratings import intervals, ladder
 from arena.ratings.models import Rating, RatingChange, figure_mean
 from arena.ratings.pairing import Entry, may_meet, rematch_wait_s
 from arena.submissions.models import Agent, Submission
 from games.core import LadderFigure, get_game_spec
 from games.core.presenter import number
-from games.core.ranking import ELO_START, elo_is_provisional, payoff_summary_of_sums
+from games.core.ranking import (
+    ELO_START,
+    Z_95,
+    RankRange,
+    elo_is_provisional,
+    payoff_summary_of_sums,
+)
 from games.core.record import reason_text
 
 #: Rows per leaderboard page (web and API); the API accepts up to ``MAX_PER_PAGE``.
@@ -182,6 +188,11 @@ _ROW_FIELDS = (
     "id",
     "submission_id",
     "rating",
+    "deviation",
+    "rating_low",
+    "rating_high",
+    "payoff_low",
+    "payoff_high",
     "games",
     "wins",
     "losses",
@@ -224,6 +235,14 @@ def _row(
         "kind": "model" if r["submission__model_entrant__model__name"] else "code",
         "model": r["submission__model_entrant__model__name"],
         "rating": round(r["rating"], 1),
+        # The rating's 95 % interval (``games.core.ranking.elo_interval``) and its half-width.
+        "rating_interval": round(Z_95 * r["deviation"], 1),
+        "rating_low": round(r["rating_low"], 1),
+        "rating_high": round(r["rating_high"], 1),
+        # The places the entry may hold given the intervals (``intervals.page_rank_ranges``);
+        # filled in by the page, None where the entry takes no part in the ranking.
+        "rank_best": None,
+        "rank_worst": None,
         "games": r["games"],
         "wins": r["wins"],
         "losses": r["losses"],
@@ -235,6 +254,8 @@ def _row(
         "figure_values": values,
         "mean_payoff": round(payoff.mean, 2) if payoff.matches else None,
         "payoff_interval": round(payoff.half_width, 2) if payoff.half_width is not None else None,
+        "payoff_low": None if r["payoff_low"] is None else round(r["payoff_low"], 2),
+        "payoff_high": None if r["payoff_high"] is None else round(r["payoff_high"], 2),
         # Mean-payoff ladders: has the entry played enough matches to be ranked by it?
         "ranked": ranking != "mean_payoff" or r["games"] >= min_matches,
     }
@@ -262,6 +283,13 @@ def agent_url_maker() -> Any:
     return url_maker("submissions:agent")
 
 
+def _range_text(row: dict[str, Any]) -> str:
+    best, worst = row.get("rank_best"), row.get("rank_worst")
+    if best is None or worst is None:
+        return ""
+    return str(RankRange(best, worst))
+
+
 def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What each row shows, formatted once here (and what the home page's tops show)."""
     url = agent_url_maker()
@@ -277,6 +305,10 @@ def leaderboard_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             else fixed(row["payoff_interval"], 2),
             "record": f"{row['wins']}/{row['losses']}/{row['draws']}",
             "rank_text": str(row["rank"]),
+            # "3–5" where intervals overlap (the rank itself when the range is known to be one
+            # place or is not known).
+            "rank_range_text": _range_text(row),
+            "rating_interval_text": fixed(row["rating_interval"], 0),
             "games_text": str(row["games"]),
             # The interval beside a ranked entry's mean payoff.
             "interval_shown": row["ranked"]
@@ -294,8 +326,9 @@ def leaderboard_page(
     """One page of ``game``'s current ladder, best first, optionally only the rows whose agent
     name or owner contains ``search``; each row keeps its rank on the whole ladder.
 
-    Four queries whatever the ladder's size: the count, the page's ids, its rows, and (when
-    searching) the ranks of the page's rows.
+    Five queries whatever the ladder's size: the count, the page's ids, its rows, their rank
+    ranges (``intervals.page_rank_ranges``) and (when searching or filtering) the ranks of the
+    page's rows.
     """
     spec = get_game_spec(game)
     ranking = spec.ranking
@@ -338,6 +371,18 @@ def leaderboard_page(
         ranks = {row_id: offset + i for i, row_id in enumerate(page_ids, start=1)}
     figures = spec.ladder_figures
     board = [_row(r, ranks[r["id"]], ranking, min_matches, figures) for r in chunk]
+    low_key, high_key = intervals.BOUNDS[ranking]
+    ranges = intervals.page_rank_ranges(
+        game=game,
+        version=spec.version,
+        ranking=ranking,
+        min_matches=min_matches,
+        bounds={r["id"]: (r[low_key], r[high_key]) for r in chunk},
+        ranked={r["id"]: row["ranked"] for r, row in zip(chunk, board, strict=True)},
+    )
+    for r, row in zip(chunk, board, strict=True):
+        if r["id"] in ranges:
+            row["rank_best"], row["rank_worst"] = ranges[r["id"]].best, ranges[r["id"]].worst
     return LeaderboardPage(
         game=game,
         version=spec.version,

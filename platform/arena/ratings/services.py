@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import time
 from datetime import datetime
 from typing import Any
 
@@ -15,12 +16,19 @@ from django.utils import timezone
 
 from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
 from arena.matches.services import matches_create_ranked
-from arena.ratings import ladder
-from arena.ratings.models import Rating, RatingChange
+from arena.ratings import ladder, unified
+from arena.ratings.models import PairRecord, Rating, RatingChange, UnifiedFit, UnifiedStanding
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
-from games.core.ranking import ELO_SCORES, EloSide, elo_update
+from games.core.ranking import (
+    ELO_SCORES,
+    EloSide,
+    elo_deviation_update,
+    elo_interval,
+    elo_update,
+    payoff_summary_of_sums,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +61,15 @@ def _record(
     participant: Participant,
     *,
     new: float,
+    deviation: float,
     opponent: int,
     stats: object,
     at: datetime,
 ) -> None:
     """Fold one rated match into the row's aggregates (the caller saves it)."""
     rating.rating = new
+    interval = elo_interval(new, deviation)
+    rating.deviation, rating.rating_low, rating.rating_high = deviation, interval.low, interval.high
     rating.games += 1
     outcome = participant.outcome
     rating.wins += outcome == "win"
@@ -68,6 +79,8 @@ def _record(
     rating.payoff_sum += payoff
     rating.payoff_squares += payoff * payoff
     rating.mean_payoff = rating.payoff_sum / rating.games
+    summary = payoff_summary_of_sums(rating.payoff_sum, rating.payoff_squares, rating.games)
+    rating.payoff_low, rating.payoff_high = summary.ci_low, summary.ci_high
     sums = dict(rating.figure_sums or {})
     for figure in get_game_spec(rating.game).ladder_figures:
         value = _seat_figure(stats, figure.key, participant.seat)
@@ -78,6 +91,26 @@ def _record(
     rating.recent_load = ladder.decayed_load(rating.recent_load, rating.last_played, at) + 1.0
     rating.last_played = max(at, rating.last_played) if rating.last_played else at
     rating.recent_opponents = ladder.opponents_after(list(rating.recent_opponents), opponent)
+
+
+def _pair_record(match: Match, seat0: Participant, seat1: Participant) -> None:
+    """Count the match in its pair's results (both rating rows are locked: no race)."""
+    first, second = sorted((seat0, seat1), key=lambda p: p.submission_id)
+    wins = int(first.outcome == "win")
+    draws = int(first.outcome == "draw")
+    updated = PairRecord.objects.filter(
+        first_id=first.submission_id, second_id=second.submission_id
+    ).update(matches=F("matches") + 1, first_wins=F("first_wins") + wins, draws=F("draws") + draws)
+    if not updated:
+        PairRecord.objects.create(
+            game=match.game,
+            game_version=match.game_version,
+            first_id=first.submission_id,
+            second_id=second.submission_id,
+            matches=1,
+            first_wins=wins,
+            draws=draws,
+        )
 
 
 def rating_apply(*, match: Match) -> None:
@@ -103,21 +136,30 @@ def rating_apply(*, match: Match) -> None:
     }
     a, b = (locked[p.submission_id] for p in seats)
     score_a = ELO_SCORES[seats[0].outcome]
-    new_a, new_b = elo_update(EloSide(a.rating, a.games), EloSide(b.rating, b.games), score_a)
+    side_a, side_b = EloSide(a.rating, a.games), EloSide(b.rating, b.games)
+    new_a, new_b = elo_update(side_a, side_b, score_a)
+    dev_a, dev_b = elo_deviation_update(side_a, side_b, a.deviation, b.deviation)
     at = match.finished or timezone.now()
     changes = []
-    for participant, rating, new, other in (
-        (seats[0], a, new_a, seats[1]),
-        (seats[1], b, new_b, seats[0]),
+    for participant, rating, new, deviation, other in (
+        (seats[0], a, new_a, dev_a, seats[1]),
+        (seats[1], b, new_b, dev_b, seats[0]),
     ):
         changes.append(RatingChange(rating=rating, match=match, before=rating.rating, after=new))
         participant.rating_before, participant.rating_after = rating.rating, new
         participant.save(update_fields=["rating_before", "rating_after"])
         _record(
-            rating, participant, new=new, opponent=other.submission_id, stats=match.stats, at=at
+            rating,
+            participant,
+            new=new,
+            deviation=deviation,
+            opponent=other.submission_id,
+            stats=match.stats,
+            at=at,
         )
         rating.save()
     RatingChange.objects.bulk_create(changes)
+    _pair_record(match, seats[0], seats[1])
     match.rated = True
     match.save(update_fields=["rated"])
 
@@ -137,6 +179,7 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
         .order_by("id")
     )
     changes = RatingChange.objects.filter(rating__in=ratings)
+    PairRecord.objects.filter(game=game, game_version=game_version).delete()
     applied_order = list(dict.fromkeys(changes.order_by("id").values_list("match_id", flat=True)))
     changes.delete()
     fresh = Rating()
@@ -145,7 +188,10 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
         for name in reset:
             setattr(rating, name, getattr(fresh, name))
         rating.mean_payoff, rating.last_played = None, None
-    Rating.objects.bulk_update(ratings, [*reset, "mean_payoff", "last_played"])
+        rating.payoff_low, rating.payoff_high = None, None
+    Rating.objects.bulk_update(
+        ratings, [*reset, "mean_payoff", "last_played", "payoff_low", "payoff_high"]
+    )
     Participant.objects.filter(match_id__in=applied_order).update(
         rating_before=None, rating_after=None
     )
@@ -159,6 +205,41 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
             replayed += 1
     logger.info("recomputed the %s v%s ladder from %d matches", game, game_version, replayed)
     return replayed
+
+
+def unified_refit() -> UnifiedFit:
+    """Fit the boards across games again from every current ladder's rated results and store
+    their rows (``unified.py``); earlier fits are removed. Bounded time: the results are
+    aggregated per pair in the database and the fit runs on that table."""
+    started = time.monotonic()
+    ladders = unified.current_ladders()
+    results = unified.pair_results(ladders)
+    rows = unified.entrants(ladders)
+    # The last fit's ratings warm-start this one: a few results more move it little.
+    previous: dict[str, dict[str, float]] = {}
+    for board, key, rating in UnifiedStanding.objects.values_list("board", "key", "rating"):
+        previous.setdefault(board, {})[key] = rating
+    boards = {
+        board: unified.fit_board(board, results, rows, previous.get(board))
+        for board in UnifiedStanding.Board.values
+    }
+    played = sorted({results.game_names[g] for g in set(results.games.tolist())})
+    with transaction.atomic():
+        fit = UnifiedFit.objects.create(
+            matches=results.total,
+            games=played,
+            seconds=0.0,
+        )
+        UnifiedStanding.objects.bulk_create(
+            UnifiedStanding(fit=fit, board=board, **row)
+            for board, fitted in boards.items()
+            for row in unified.standing_rows(fitted)
+        )
+        UnifiedFit.objects.filter(id__lt=fit.id).delete()
+        fit.seconds = time.monotonic() - started
+        fit.save(update_fields=["seconds"])
+    logger.info("refitted the boards across games: %d matches in %.2f s", fit.matches, fit.seconds)
+    return fit
 
 
 def _lock_ladder(game: str, version: int) -> None:

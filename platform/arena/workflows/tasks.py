@@ -15,6 +15,7 @@ from arena.matches.logstore import match_logs_maintain
 from arena.matches.sandboxing import sandboxes_reap
 from arena.matches.services import RunOutcome
 from arena.ops.services import maintenance_record
+from arena.ratings.services import unified_refit
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
 from arena.workflows.lifecycle import matches_sweep
@@ -135,3 +136,12 @@ def matches_sweep_task() -> dict[str, int]:
 def sandboxes_reap_task() -> int:
     """Remove sandbox containers whose match is over or whose worker is gone."""
     return _maintained("reaper", sandboxes_reap, lambda removed: {"removed": removed}, skipped=0)
+
+
+@shared_task(name="arena.workflows.tasks.unified_refit_task", ignore_result=True)
+def unified_refit_task() -> int:
+    """Fit the boards across games again (``ratings.services.unified_refit``); returns the
+    matches behind the fit."""
+    return _maintained(
+        "unified-boards", lambda: unified_refit().matches, lambda n: {"matches": n}, skipped=0
+    )

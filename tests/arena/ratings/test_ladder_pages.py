@@ -50,8 +50,11 @@ def test_no_interval_before_an_entry_is_ranked(make_user: Any) -> None:
         games=2, payoff_sum=6.0, payoff_squares=18.0, mean_payoff=3.0
     )
     page = Client().get("/games/split-or-steal/").content.decode()
-    board = page.split('id="leaderboard"')[1].split("</table>")[0]
-    assert "±" not in board, board
+    body = page.split('id="leaderboard"')[1].split("<tbody>")[1].split("</tbody>")[0]
+    cells = [cell.split("</td>")[0] for cell in body.split("<td>")[1:]]
+    # The mean payoff shows no interval until the entry is ranked; its Elo always carries one.
+    assert cells[3] == "3.00", cells
+    assert "±" in cells[4], cells
 
 
 def test_ones_own_row_is_marked_on_the_ladder(

@@ -490,7 +490,7 @@ def test_a_running_tournament_past_its_publication_time_says_when_results_come(
 
     t, _ = field(make_user, starter_source, 4, format="swiss", swiss_rounds=3, games_per_pairing=2)
     freeze_now(t)
-    services.tournaments_tick()
+    scheduler.tournaments_tick()
     past = timezone.now() - timedelta(minutes=5)
     Tournament.objects.filter(pk=t.pk).update(publish_at=past)
     t.refresh_from_db()

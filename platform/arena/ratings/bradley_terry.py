@@ -1,0 +1,167 @@
+"""A weighted Bradley-Terry fit with 95 % intervals, on aggregated pairwise results (no Django).
+
+The boards across games (``unified.py``) and the ratings-quality bench share it. Input: for
+each pair of players that met, how often and how much the first scored (a draw is half a
+win), and a weight per pair (the boards weigh each game equally: a game's results count
+``1 / its matches``, rescaled so the weights sum to the matches). Output: strengths on the Elo
+scale (400 / ln 10 per unit of log-odds, centred on ``ELO_START``) and each one's standard
+error.
+
+The fit maximises the weighted log-likelihood plus one virtual draw of each player against a
+player of the mean strength (a weak prior: an unbeaten player stays finite, and the scale has
+an origin). Newton's method; each step solves H d = g by conjugate gradients with the
+Hessian applied pair by pair (``numpy.bincount``), so a step costs a few passes over the pairs,
+never an n × n matrix: 10,000 players and 500,000 pairs fit in seconds.
+
+Intervals: a weighted likelihood's covariance is the sandwich H⁻¹ J H⁻¹ (J the information with
+squared weights; with equal weights it is H⁻¹). Up to ``FULL_COVARIANCE_MAX`` players the
+matrix is inverted exactly; beyond, each variance is taken from the diagonal
+(J_ii / H_ii²), which understates it where players are estimated through chains of
+opponents (the figures in docs/architecture.md say by how much on the bench).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from games.core.ranking import ELO_START, Z_95
+
+#: Rating points per unit of log-odds.
+ELO_PER_LOGIT = 400 / math.log(10)
+#: Weight of the virtual draw against the mean that each player carries.
+PRIOR_WEIGHT = 1.0
+#: Players up to which the covariance is inverted exactly (an n × n inverse).
+FULL_COVARIANCE_MAX = 1500
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Strengths (Elo scale) and standard errors of players ``0 .. n - 1``."""
+
+    rating: Floats
+    deviation: Floats
+    iterations: int
+
+    def low(self) -> Floats:
+        """Lower bounds of the 95 % intervals."""
+        return self.rating - Z_95 * self.deviation
+
+    def high(self) -> Floats:
+        """Upper bounds of the 95 % intervals."""
+        return self.rating + Z_95 * self.deviation
+
+
+def _sums(index: Ints, values: Floats, n: int) -> Floats:
+    """Per player, the sum of ``values`` over the pairs where it is ``index``."""
+    return np.bincount(index, values, minlength=n).astype(np.float64)
+
+
+def _hessian_times(
+    vector: Floats, a: Ints, b: Ints, weight: Floats, diagonal_extra: Floats, n: int
+) -> Floats:
+    """H v for H = Σ_pairs w (e_a - e_b)(e_a - e_b)ᵀ + diag(extra)."""
+    diff = weight * (vector[a] - vector[b])
+    return (_sums(a, diff, n) - _sums(b, diff, n)) + diagonal_extra * vector
+
+
+def _solve(
+    gradient: Floats, a: Ints, b: Ints, weight: Floats, extra: Floats, n: int, diag: Floats
+) -> Floats:
+    """H x = g by Jacobi-preconditioned conjugate gradients (H is symmetric positive
+    definite: a weighted graph Laplacian plus the prior's diagonal)."""
+    x = np.zeros(n)
+    r = gradient.copy()
+    z = r / diag
+    p = z.copy()
+    rz = float(r @ z)
+    tolerance = 1e-10 * max(1.0, float(gradient @ gradient))
+    for _ in range(500):
+        if float(r @ r) < tolerance:
+            break
+        hp = _hessian_times(p, a, b, weight, extra, n)
+        alpha = rz / float(p @ hp)
+        x += alpha * p
+        r -= alpha * hp
+        z = r / diag
+        rz_next = float(r @ z)
+        p = z + (rz_next / rz) * p
+        rz = rz_next
+    return x
+
+
+def fit(
+    n: int,
+    first: Ints,
+    second: Ints,
+    games: Floats,
+    score_first: Floats,
+    weight: Floats,
+    *,
+    start: Floats | None = None,
+    max_steps: int = 30,
+) -> Fit:
+    """Fit ``n`` players from pairs ``(first[i], second[i])`` that met ``games[i]`` times, the
+    first scoring ``score_first[i]`` of them, each result counted ``weight[i]`` times.
+    ``start`` (Elo scale) warm-starts the search (a previous fit, or the ladder's ratings)."""
+    theta = np.zeros(n) if start is None else (np.asarray(start, float) - ELO_START) / ELO_PER_LOGIT
+    weighted_games = games * weight
+    weighted_score = score_first * weight
+    prior = np.full(n, PRIOR_WEIGHT)
+    steps = 0
+    for steps in range(1, max_steps + 1):  # noqa: B007
+        p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
+        residual = weighted_score - weighted_games * p
+        gradient = _sums(first, residual, n) - _sums(second, residual, n)
+        prior_p = 1.0 / (1.0 + np.exp(-theta))
+        gradient += prior * (0.5 - prior_p)
+        pair_info = weighted_games * p * (1.0 - p)
+        extra = prior * prior_p * (1.0 - prior_p)
+        diag = _sums(first, pair_info, n) + _sums(second, pair_info, n)
+        diag += extra
+        step = _solve(gradient, first, second, pair_info, extra, n, diag)
+        theta += step
+        if float(np.max(np.abs(step), initial=0.0)) < 1e-6:
+            break
+    p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
+    info = games * p * (1.0 - p)  # per pair, unweighted
+    prior_p = 1.0 / (1.0 + np.exp(-theta))
+    extra = prior * prior_p * (1.0 - prior_p)
+    variance = _sandwich_variance(n, first, second, info, weight, extra)
+    return Fit(
+        rating=ELO_START + ELO_PER_LOGIT * theta,
+        deviation=ELO_PER_LOGIT * np.sqrt(variance),
+        iterations=steps,
+    )
+
+
+def _sandwich_variance(
+    n: int, first: Ints, second: Ints, info: Floats, weight: Floats, extra: Floats
+) -> Floats:
+    """diag(H⁻¹ J H⁻¹) with H = Σ w·info (plus the prior), J = Σ w²·info (plus the prior)."""
+    if n == 0:
+        return np.zeros(0)
+    if n <= FULL_COVARIANCE_MAX:
+        h = np.zeros((n, n))
+        j = np.zeros((n, n))
+        for matrix, w in ((h, weight * info), (j, weight * weight * info)):
+            np.add.at(matrix, (first, first), w)
+            np.add.at(matrix, (second, second), w)
+            np.add.at(matrix, (first, second), -w)
+            np.add.at(matrix, (second, first), -w)
+            matrix[np.diag_indices(n)] += extra
+        inverse = np.linalg.inv(h)
+        # diag(A J A) for a symmetric A: each row of A J dotted with the same row of A.
+        variance: Floats = np.maximum(np.sum((inverse @ j) * inverse, axis=1), 0.0)
+        return variance
+    h_diag = _sums(first, weight * info, n) + _sums(second, weight * info, n)
+    j_diag = _sums(first, weight * weight * info, n) + _sums(second, weight * weight * info, n)
+    h_diag += extra
+    j_diag += extra
+    return j_diag / (h_diag * h_diag)
