@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from games.core.agent import AgentHandle, CallResult, InProcessAgentHandle
+from sandbox.gateway import ModelAllowance, ModelGateway
 from sandbox.instance import CLI_INSTANCE, PROCESS_INSTANCE
 from sandbox.limits import SANDBOX_IMAGE, SandboxLimits
 
@@ -51,12 +52,15 @@ def create_handle(
     limits: SandboxLimits | None = None,
     match: str | None = None,
     instance: str = PROCESS_INSTANCE,
+    gateway: ModelGateway | None = None,
 ) -> AgentHandle:
     """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
 
     Nothing runs until the referee calls ``start(game_id=..., timeout_s=...)``. ``match`` names
     the match it plays: a docker container is then named after it (``match_containers``).
-    ``instance`` is the platform instance the docker container belongs to.
+    ``instance`` is the platform instance the docker container belongs to. ``gateway`` gives
+    the agent an OpenAI-compatible endpoint in its sandbox, answered by the host's backend
+    (``sandbox/gateway.py``).
     """
     if backend == "docker":
         from sandbox import pool
@@ -67,11 +71,14 @@ def create_handle(
             source, name=name, limits=limits, instance=instance
         ) or DockerAgentHandle(source, name=name, limits=limits, instance=instance)
         handle.match = match
+        handle.gateway = gateway
         return handle
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle
 
-        return ProcessAgentHandle(source, name=name, limits=limits)
+        process_handle = ProcessAgentHandle(source, name=name, limits=limits)
+        process_handle.gateway = gateway
+        return process_handle
     raise ValueError(f"unknown sandbox backend {backend!r}; use one of {', '.join(BACKENDS)}")
 
 
@@ -161,6 +168,8 @@ def drain_warm_pool() -> int:
 __all__ = [
     "BACKENDS",
     "CLI_INSTANCE",
+    "ModelAllowance",
+    "ModelGateway",
     "PROCESS_INSTANCE",
     "SANDBOX_IMAGE",
     "SandboxLimits",

@@ -19,6 +19,12 @@ measured, is what ``CallResult.elapsed_ms`` reports and the referee charges; the
 figure goes to ``wall_ms``. A harness that lies about its window (the agent shares its process)
 gains at most the difference between the budget and the backstop.
 
+The model gateway (``sandbox/gateway.py``): with a ``gateway`` set before ``start``, the harness
+serves an OpenAI-compatible endpoint to the agent and sends its requests here as model lines
+while a call runs. Each is answered (``ModelGateway.handle``) with the agent frozen, so that no
+thread of its own computes on the model's time; that time is taken out of what the agent is
+charged and added to the call's backstop (at most the per-turn allowance).
+
 A valid reply is one JSON object of at most ``max_reply_bytes`` in valid UTF-8, nested at most
 ``max_reply_depth`` deep, with finite numbers only and no lone surrogates in any text.
 """
@@ -34,6 +40,7 @@ from typing import Any
 
 from games.core.agent import CallError, CallResult, cap_stdout
 from games.core.errors import AgentCrash, AgentInitError, AgentTimeout, PlatformError
+from sandbox.gateway import ModelGateway
 from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
 from sandbox.limits import SandboxLimits
 
@@ -71,6 +78,15 @@ class HarnessHandle:
         #: How the idle agent is frozen (``cgroup-v1``, ``cgroup-v2``, ``pause``, ``signal``), or
         #: ``None`` when it is not; the backends set it once they know.
         self.freeze_method: str | None = None
+        #: The model gateway the agent may call (set before ``start``), or ``None``.
+        self.gateway: ModelGateway | None = None
+        #: Model time within the call in flight (seconds), as this side measured it.
+        self._model_s = 0.0
+
+    def _gateway_setting(self) -> dict[str, Any]:
+        """What the load request tells the harness about the gateway (the backends add to it)."""
+        assert self.gateway is not None
+        return {"token": self.gateway.token}
 
     # --- what a backend provides --------------------------------------------------------------
 
@@ -137,6 +153,8 @@ class HarnessHandle:
             "game": game_id,
             "source": self.source,
         }
+        if self.gateway is not None:
+            request["gateway"] = self._gateway_setting()
         try:
             reply, wall_s = self._exchange(request, timeout_s)
         except ChannelTimeout:
@@ -182,6 +200,8 @@ class HarnessHandle:
         if self._dead:
             raise AgentCrash(f"the agent is no longer running: {self._exit_description()}")
         request = {"type": "call", "method": method, "payload": dict(payload)}
+        if self.gateway is not None:
+            self.gateway.begin_call(method, payload)
         self._thaw()
         try:
             reply, elapsed_s = self._exchange(request, timeout_s)
@@ -203,14 +223,17 @@ class HarnessHandle:
             raise AgentCrash(f"{error.message}: the agent ended its own process")
         self._freeze_later()
         wall_ms = elapsed_s * 1000
+        model_ms = self._model_s * 1000
         ok = bool(reply["ok"])
         return CallResult(
             ok=ok,
             result=reply.get("result") if ok else None,
             error=None if ok else _call_error(reply.get("error")),
             stdout=stdout,
-            elapsed_ms=min(float(reply["elapsed_ms"]), wall_ms),
+            # Never more than this side saw of the agent's own time: its wall, the model out.
+            elapsed_ms=min(float(reply["elapsed_ms"]), max(0.0, wall_ms - model_ms)),
             wall_ms=wall_ms,
+            model_ms=model_ms,
             cpu_ms=float(reply["cpu_ms"]) if "cpu_ms" in reply else None,
             freeze=self.freeze_method,
         )
@@ -238,15 +261,45 @@ class HarnessHandle:
         data = json.dumps({"id": request_id, **request}, allow_nan=False).encode() + b"\n"
         started = time.perf_counter()
         deadline = started + timeout_s
+        self._model_s = 0.0
+        serves_model = self.gateway is not None and request["type"] == "call"
         try:
             self._send(data, deadline)
-            line = self._read_line(deadline)
+            while True:
+                line = self._read_line(deadline)
+                reply = _parse_reply(
+                    line, request_id, self.limits.max_reply_depth, model_lines=serves_model
+                )
+                if reply.get("type") != "model":
+                    break
+                spent = self._serve_model(reply, deadline)
+                # The model's time extends the backstop, never past the per-turn allowance.
+                assert self.gateway is not None
+                extension = min(spent, self.gateway.turn_extension_cap_s() - self._model_s)
+                self._model_s += spent
+                deadline += max(0.0, extension)
         except ChannelTimeout:
-            raise ChannelTimeout(time.perf_counter() - started) from None
-        elapsed = time.perf_counter() - started
-        if elapsed > timeout_s:
-            raise ChannelTimeout(elapsed)
-        return _parse_reply(line, request_id, self.limits.max_reply_depth), elapsed
+            raise ChannelTimeout(time.perf_counter() - started - self._model_s) from None
+        finished = time.perf_counter()
+        if finished > deadline:
+            raise ChannelTimeout(finished - started - self._model_s)
+        return reply, finished - started
+
+    def _serve_model(self, message: dict[str, Any], deadline: float) -> float:
+        """Answer one model line with the agent frozen; return the seconds it took."""
+        assert self.gateway is not None
+        began = time.perf_counter()
+        self._freeze()
+        try:
+            status, body = self.gateway.handle(message)
+        finally:
+            self._thaw()
+        answer = {"type": "model_reply", "seq": message.get("seq"), "status": status, "body": body}
+        data = json.dumps(answer, allow_nan=False).encode() + b"\n"
+        spent = time.perf_counter() - began
+        # The answer is written on the call's time extended by this very call's model time.
+        self._send(data, deadline + spent)
+        return time.perf_counter() - began
 
     def _ping(self, timeout_s: float) -> None:
         """Ask an idle harness (no agent yet) whether it listens; ``PlatformError`` if not."""
@@ -334,10 +387,14 @@ def _check_value(value: Any, max_depth: int) -> None:
                 stack.extend((child, depth + 1) for child in item)
 
 
-def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str, Any]:
+def _parse_reply(
+    line: bytes, request_id: int, max_depth: int = 64, *, model_lines: bool = False
+) -> dict[str, Any]:
     """Validate one reply line before anything in it reaches a game.
 
-    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting).
+    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting). With
+    ``model_lines`` a model request (``"type": "model"``) for this request is accepted too and
+    returned as it is (``ModelGateway.handle`` checks its fields).
     """
     try:
         reply = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
@@ -351,6 +408,10 @@ def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str,
         raise _BadReply(f"a reply that is not an object ({_preview(line)})")
     if reply.get("id") != request_id or isinstance(reply.get("id"), bool):
         raise _BadReply(f"a reply with id {reply.get('id')!r} where {request_id} was expected")
+    if "type" in reply:
+        if model_lines and reply["type"] == "model":
+            return reply
+        raise _BadReply(f"a line of type {str(reply['type'])[:40]!r} where a reply was expected")
     if not isinstance(reply.get("ok"), bool):
         raise _BadReply("a reply without a boolean 'ok'")
     if not reply["ok"] and not isinstance(reply.get("error"), dict):

@@ -31,6 +31,16 @@ no lone surrogates): a result that fails there is the agent's protocol violation
 Texts the harness writes itself (error messages, tracebacks, captured output) are made valid
 UTF-8 here, so only the agent's own result can fail that way.
 
+The model gateway (docs/sandbox.md, "The model gateway"): a load request may carry ``"gateway":
+{"token": "...", "sys_path": [...]}``. The harness then serves an OpenAI-compatible endpoint on
+127.0.0.1 (``ModelEndpoint``) and sets ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (the token, worth
+nothing outside this match) before the agent loads. While one of the agent's methods runs, each
+request to ``/v1/chat/completions`` or ``/v1/models`` goes to the controller as a line
+``{"id": <the call's id>, "type": "model", "seq": k, "method", "path", "token", "body"}`` (the
+body as text) and the controller writes back ``{"type": "model_reply", "seq": k, "status": N,
+"body": {...}}`` on the request channel before it reads the call's reply. The time spent waiting
+for those answers is taken out of ``elapsed_ms`` and reported as ``model_ms``.
+
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
 
@@ -56,7 +66,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
@@ -249,6 +259,9 @@ class Harness:
         self.replies = replies
         self.capture = capture
         self.agent: Any = None
+        self._write_lock = _thread.allocate_lock()
+        #: The model gateway's forwarder, when the load request asked for an endpoint.
+        self.forwarder: ModelForwarder | None = None
 
     def serve(self) -> int:
         """Answer requests until the controller closes the channel; return the exit code."""
@@ -281,8 +294,30 @@ class Harness:
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
         reply.setdefault("cpu_ms", 0.0)
-        self.replies.write(_dumps(reply).encode() + b"\n")
-        self.replies.flush()
+        self._write_line(_dumps(reply).encode())
+
+    def _write_line(self, line: bytes) -> None:
+        # The model endpoint's thread writes model requests on the same channel.
+        with self._write_lock:
+            self.replies.write(line + b"\n")
+            self.replies.flush()
+
+    def _read_line(self) -> bytes:
+        return bytes(self.requests.readline())
+
+    def _start_gateway(self, settings: Any) -> None:
+        """Serve the model endpoint and point the agent's OpenAI client at it."""
+        if not isinstance(settings, dict) or not isinstance(settings.get("token"), str):
+            raise _LoadError("the controller sent a malformed gateway setting")
+        for entry in settings.get("sys_path") or []:
+            # The process backend runs without site-packages: where its openai package is.
+            if isinstance(entry, str) and entry not in sys.path:
+                sys.path.append(entry)
+        self.forwarder = ModelForwarder(self._write_line, self._read_line, settings["token"])
+        endpoint = ModelEndpoint(self.forwarder)
+        endpoint.start()
+        os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{endpoint.port}/v1"
+        os.environ["OPENAI_API_KEY"] = settings["token"]
 
     def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         if request.get("protocol") != PROTOCOL_VERSION:
@@ -294,6 +329,8 @@ class Harness:
         started, cpu_started = time.perf_counter(), time.process_time()
         error = None
         try:
+            if request.get("gateway") is not None:
+                self._start_gateway(request["gateway"])
             self.agent = _instantiate(str(request["source"]), str(request["game"]))
         except _LoadError as exc:
             error = _error("LoadError", str(exc))
@@ -314,7 +351,11 @@ class Harness:
         if self.agent is None or method not in LIFECYCLE_METHODS:
             return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
         ok, result, error, fatal = True, None, None, False
+        forwarder = self.forwarder
+        if forwarder is not None:
+            forwarder.open_window(request.get("id"))
         started, cpu_started = time.perf_counter(), time.process_time()
+        hook = None
         try:
             hook = getattr(self.agent, str(method), None)
             raw = None if hook is None else hook(request.get("payload"))
@@ -325,6 +366,11 @@ class Harness:
             ok = False
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
         window = _window(started, cpu_started)
+        if forwarder is not None:
+            # The model's time (waiting for the controller's answer) is not the agent's.
+            model_s = forwarder.close_window()
+            window["elapsed_ms"] = max(0.0, window["elapsed_ms"] - model_s * 1000)
+            window["model_ms"] = model_s * 1000
         if ok and hook is not None:
             try:
                 # Serialised here so a reply JSON cannot carry fails like the in-process one.
@@ -414,6 +460,327 @@ def _error(kind: str, message: str, tb: str = "") -> dict[str, str]:
 def _valid(text: str) -> str:
     """``text`` as valid UTF-8: a lone surrogate (an exception message can hold one) becomes ?."""
     return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+# --- the model gateway's endpoint (only when the load request asks for one) -------------------
+
+#: The HTTP endpoint's bounds: a request's head and body, the time to send one whole request,
+#: the connections served at once (the next ones get a 429 at once), and the queue for the one
+#: forwarding slot (calls wait there for the one before them).
+GATEWAY_MAX_HEAD_BYTES = 16 * 1024
+GATEWAY_MAX_BODY_BYTES = 1024 * 1024
+GATEWAY_READ_TIMEOUT_S = 5.0
+GATEWAY_MAX_CONNECTIONS = 4
+GATEWAY_FORWARD_WAIT_S = 60.0
+#: The largest line forwarded to the controller (below its ``max_reply_bytes``).
+GATEWAY_MAX_LINE_BYTES = 900 * 1024
+#: The paths forwarded; anything else is answered 404 here.
+GATEWAY_PATHS = ("/v1/chat/completions", "/v1/models")
+
+_HTTP_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    408: "Request Timeout",
+    409: "Conflict",
+    411: "Length Required",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+def _gateway_error(status: int, message: str, kind: str, code: str) -> tuple[int, dict[str, Any]]:
+    """An OpenAI-shaped error body (``{"error": {"message", "type", "code", "param"}}``)."""
+    return status, {"error": {"message": message, "type": kind, "code": code, "param": None}}
+
+
+class ModelForwarder:
+    """Carries one model request at a time to the controller over the protocol channel.
+
+    Open only while an agent's method runs (``open_window`` .. ``close_window``): the controller
+    answers model lines only then. ``close_window`` waits for a request in flight, so no reply
+    to a model line is ever left for the main loop to read as a request. The time spent waiting
+    for the controller's answer is returned by ``close_window``: the harness takes it out of the
+    agent's window (the model's time is not the agent's).
+    """
+
+    def __init__(self, write_line: Any, read_line: Any, token: str) -> None:
+        self._write_line = write_line
+        self._read_line = read_line
+        self.token = token
+        self._slot = _thread.allocate_lock()
+        self._open = False
+        self._call_id: Any = None
+        self._seq = 0
+        self._waited_s = 0.0
+
+    def open_window(self, call_id: Any) -> None:
+        """An agent's method starts: model requests may be forwarded."""
+        with self._slot:
+            self._open, self._call_id, self._waited_s = True, call_id, 0.0
+
+    def close_window(self) -> float:
+        """The method returned: wait for a request in flight, refuse new ones; the wait total."""
+        with self._slot:
+            self._open = False
+            return self._waited_s
+
+    def forward(self, method: str, path: str, token: str, body: str) -> tuple[int, Any]:
+        """Send one request to the controller and wait for its answer (status, JSON body)."""
+        if not self._slot.acquire(True, GATEWAY_FORWARD_WAIT_S):
+            return _gateway_error(
+                429,
+                "too many model calls at once: make them one after another",
+                "rate_limit_error",
+                "concurrent_calls",
+            )
+        try:
+            if not self._open:
+                return _gateway_error(
+                    409,
+                    "model calls are answered only while one of your agent's methods runs "
+                    "(not while loading, not from a thread that outlives the call)",
+                    "invalid_request_error",
+                    "outside_call",
+                )
+            self._seq += 1
+            line = _dumps(
+                {
+                    "id": self._call_id,
+                    "type": "model",
+                    "seq": self._seq,
+                    "method": method,
+                    "path": path,
+                    "token": token,
+                    "body": body,
+                }
+            ).encode()
+            if len(line) > GATEWAY_MAX_LINE_BYTES:
+                return _gateway_error(
+                    413,
+                    f"the request is too large once encoded (over {GATEWAY_MAX_LINE_BYTES} "
+                    "bytes): send a shorter prompt",
+                    "invalid_request_error",
+                    "request_too_large",
+                )
+            started = time.perf_counter()
+            try:
+                self._write_line(line)
+                answer = self._read_line()
+            finally:
+                self._waited_s += time.perf_counter() - started
+            try:
+                reply = _loads(answer)
+                status, reply_body = int(reply["status"]), reply["body"]
+                if reply.get("type") != "model_reply" or reply.get("seq") != self._seq:
+                    raise ValueError("not the answer to this request")
+            except (ValueError, KeyError, TypeError):
+                return _gateway_error(
+                    502, "the gateway's answer was unreadable", "api_error", "bad_gateway"
+                )
+            return status, reply_body
+        finally:
+            self._slot.release()
+
+
+class ModelEndpoint:
+    """``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1, for the agent's OpenAI client.
+
+    A minimal HTTP/1.1 server (one request per connection, ``Connection: close``), bounded in
+    everything an agent controls: the head and body sizes, the time to send a whole request
+    (a slow sender is cut), the connections served at once. Requests for the two paths go to
+    the controller through ``ModelForwarder``; the controller decides everything else (the
+    token, the model, the budget). The socket module loads only here: agents without a gateway
+    never pay for it.
+    """
+
+    def __init__(self, forwarder: ModelForwarder) -> None:
+        import socket  # noqa: PLC0415 - only agents with a gateway pay for this import
+
+        self._socket_module = socket
+        self.forwarder = forwarder
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(16)
+        self.port = int(self._listener.getsockname()[1])
+        self._active = 0
+        self._lock = _thread.allocate_lock()
+
+    def start(self) -> None:
+        """Serve in a thread of its own until the process ends."""
+        _thread.start_new_thread(self._accept_loop, ())
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                time.sleep(0.01)  # out of descriptors (the agent's doing): retry shortly
+                continue
+            with self._lock:
+                busy = self._active >= GATEWAY_MAX_CONNECTIONS
+                if not busy:
+                    self._active += 1
+            if busy:
+                self._refuse(conn, 429, "too many connections at once to the model gateway")
+                continue
+            try:
+                _thread.start_new_thread(self._serve_one, (conn,))
+            except RuntimeError:  # no thread left (the agent's pids): answer here
+                with self._lock:
+                    self._active -= 1
+                self._refuse(conn, 503, "the sandbox has no thread left to serve this request")
+
+    def _refuse(self, conn: Any, status: int, message: str) -> None:
+        try:
+            conn.settimeout(0.5)
+            self._respond(conn, *_gateway_error(status, message, "rate_limit_error", "busy"))
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def _serve_one(self, conn: Any) -> None:
+        try:
+            status, body = self._handle(conn)
+            self._respond(conn, status, body)
+        except OSError:
+            pass  # the agent closed its end: nobody to answer
+        except Exception as exc:  # never let a request kill the endpoint's thread silently
+            try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
+                self._respond(conn, *_gateway_error(500, _safe_str(exc), "api_error", "internal"))
+            except OSError:
+                pass
+        finally:
+            conn.close()
+            with self._lock:
+                self._active -= 1
+
+    def _handle(self, conn: Any) -> tuple[int, Any]:
+        deadline = time.perf_counter() + GATEWAY_READ_TIMEOUT_S
+        data = bytearray()
+        while b"\r\n\r\n" not in data:
+            if len(data) > GATEWAY_MAX_HEAD_BYTES:
+                return _gateway_error(
+                    431,
+                    "the request's head is too large",
+                    "invalid_request_error",
+                    "head_too_large",
+                )
+            chunk = self._recv(conn, deadline)
+            if chunk is None:
+                return _gateway_error(
+                    408,
+                    f"the request did not arrive within {GATEWAY_READ_TIMEOUT_S:g} s",
+                    "invalid_request_error",
+                    "slow_request",
+                )
+            if not chunk:
+                raise OSError("closed")
+            data += chunk
+        head, _, rest = bytes(data).partition(b"\r\n\r\n")
+        if len(head) > GATEWAY_MAX_HEAD_BYTES:
+            return _gateway_error(
+                431, "the request's head is too large", "invalid_request_error", "head_too_large"
+            )
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return _gateway_error(
+                400, "not an HTTP/1.x request line", "invalid_request_error", "malformed_http"
+            )
+        method, target = parts[0], parts[1]
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if not sep:
+                return _gateway_error(
+                    400, "a malformed header line", "invalid_request_error", "malformed_http"
+                )
+            headers[name.strip().lower()] = value.strip()
+        path = target.split("?", 1)[0]
+        if path.startswith("http://") or path.startswith("https://"):
+            path = "/" + path.split("/", 3)[-1] if path.count("/") >= 3 else "/"
+        path = path.rstrip("/") or "/"
+        if path not in GATEWAY_PATHS:
+            return _gateway_error(
+                404,
+                f"no such path {path[:200]!r}: the gateway serves {', '.join(GATEWAY_PATHS)}",
+                "invalid_request_error",
+                "unknown_path",
+            )
+        if "transfer-encoding" in headers:
+            return _gateway_error(
+                411,
+                "send the body with a Content-Length (no chunked encoding)",
+                "invalid_request_error",
+                "length_required",
+            )
+        try:
+            length = int(headers.get("content-length", "0"))
+            if length < 0:
+                raise ValueError(length)
+        except ValueError:
+            return _gateway_error(
+                400, "an invalid Content-Length", "invalid_request_error", "malformed_http"
+            )
+        if length > GATEWAY_MAX_BODY_BYTES:
+            return _gateway_error(
+                413,
+                f"the request's body is over {GATEWAY_MAX_BODY_BYTES} bytes: send a shorter prompt",
+                "invalid_request_error",
+                "request_too_large",
+            )
+        body = bytearray(rest)
+        while len(body) < length:
+            chunk = self._recv(conn, deadline)
+            if chunk is None:
+                return _gateway_error(
+                    408,
+                    f"the request did not arrive within {GATEWAY_READ_TIMEOUT_S:g} s",
+                    "invalid_request_error",
+                    "slow_request",
+                )
+            if not chunk:
+                raise OSError("closed")
+            body += chunk
+        authorization = headers.get("authorization", "")
+        token = authorization[7:].strip() if authorization[:7].lower() == "bearer " else ""
+        text = bytes(body[:length]).decode("utf-8", "replace")
+        return self.forwarder.forward(method, path, token[:512], text)
+
+    def _recv(self, conn: Any, deadline: float) -> bytes | None:
+        """Some bytes, ``b""`` at the end, ``None`` once the request's time is over."""
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return None
+        conn.settimeout(remaining)
+        try:
+            return bytes(conn.recv(65536))
+        except self._socket_module.timeout:
+            return None
+
+    def _respond(self, conn: Any, status: int, body: Any) -> None:
+        payload = _dumps(body).encode()
+        head = (
+            f"HTTP/1.1 {status} {_HTTP_REASONS.get(status, 'Error')}\r\n"
+            "Content-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\n"
+            "Connection: close\r\n"
+        )
+        if status != 200:
+            # The platform already retried what it could: the SDK must not retry on its own.
+            head += "x-should-retry: false\r\n"
+        conn.settimeout(GATEWAY_READ_TIMEOUT_S)
+        conn.sendall(head.encode() + b"\r\n" + payload)
 
 
 def main() -> int:
