@@ -245,6 +245,8 @@ class HarnessHandle:
         self._closed = True
         self._dead = True
         self._release()
+        if self.gateway is not None:
+            self.gateway.close()
 
     # --- internals ----------------------------------------------------------------------------
 

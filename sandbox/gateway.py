@@ -106,10 +106,11 @@ class ModelBackend(Protocol):
 
     def complete(
         self, request: ChatRequest, *, timeout_s: float, context: CallContext
-    ) -> dict[str, Any]:
-        """A chat.completion object for ``request`` within ``timeout_s``; raises
-        ``GatewayError`` for what the agent must hear (429 budget, 403 model, 502/503
-        provider, 504 timeout)."""
+    ) -> tuple[int, dict[str, Any]]:
+        """``(200, chat.completion object)`` for ``request`` within ``timeout_s``, or an HTTP
+        status and an OpenAI-shaped error body for what the agent must hear (429 budget, 502/503
+        provider, 504 timeout). Statuses and bodies, not exceptions: a backend needs nothing of
+        this module (``llm_seat.gateway`` imports no sandbox)."""
         ...
 
 
@@ -155,6 +156,15 @@ class ModelGateway:
             )
             self._turn_used_s = 0.0
             self._turn_calls = 0
+
+    def close(self) -> None:
+        """Let the backend free what it holds (its HTTP connections), when it has a ``close``."""
+        close = getattr(self.backend, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # closing must never fail a match that is over
+                logger.warning("the model gateway's backend did not close", exc_info=True)
 
     def turn_extension_cap_s(self) -> float:
         """The most a call's backstop may grow for model time (its per-turn allowance, and
@@ -221,14 +231,16 @@ class ModelGateway:
             )
         started = time.perf_counter()
         try:
-            body = self.backend.complete(request, timeout_s=left_s, context=context)
+            status, body = self.backend.complete(request, timeout_s=left_s, context=context)
         finally:
             spent = time.perf_counter() - started
             with self._lock:
                 self._turn_used_s += spent
                 self.match_used_s += spent
                 self.calls += 1
-        return 200, body
+        if not isinstance(status, int) or not isinstance(body, dict):
+            raise TypeError("a model backend answered something that is not (status, body)")
+        return status, body
 
 
 def _is_int(value: Any) -> bool:

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from arena import metrics
+from arena.llm.gateways import agent_gateway
 from arena.llm.seats import model_seat
 from arena.llm.selectors import model_entrant_of
 from arena.matches.models import DONE_STATUSES, Match
@@ -115,7 +116,9 @@ def make_handle(
     its container after the match, for ``sandboxes_reap``. A model entrant gets a model seat
     in this process (never a sandbox: it runs no code of its owner), ``seat`` and
     ``match_attempt`` label its ledger rows, ``validation`` makes a dead endpoint reject it and
-    ``model_move_budget_s`` is its match's budget per move (empty: the platform's).
+    ``model_move_budget_s`` is its match's budget per move (empty: the platform's). Uploaded
+    code whose owner allowed it models gets its model gateway (``arena.llm.gateways``), in
+    every kind of match alike.
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -138,6 +141,9 @@ def make_handle(
         limits=sandbox_limits(freeze_idle=freeze_idle),
         match=None if match_id is None else str(match_id),
         instance=settings.ARENA_INSTANCE_ID,
+        gateway=agent_gateway(
+            submission, match_id=match_id, match_attempt=match_attempt, seat=seat
+        ),
     )
 
 
