@@ -101,6 +101,10 @@ class ClientBackend:
         self.max_response_bytes = max_response_bytes
         self._clients: dict[str, ModelClient] = {}
         self._ids = itertools.count(1)
+        # Made now, before the match: a client's first construction (the SDK, the TLS context)
+        # would otherwise eat into the first call's model time.
+        for model in models:
+            self._client(model)
 
     def model_names(self) -> list[str]:
         """The names the agent may call, the first one the default."""

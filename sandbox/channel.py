@@ -31,11 +31,12 @@ A valid reply is one JSON object of at most ``max_reply_bytes`` in valid UTF-8, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from games.core.agent import CallError, CallResult, cap_stdout
@@ -86,7 +87,7 @@ class HarnessHandle:
     def _gateway_setting(self) -> dict[str, Any]:
         """What the load request tells the harness about the gateway (the backends add to it)."""
         assert self.gateway is not None
-        return {"token": self.gateway.token}
+        return {"token": self.gateway.token, "read_timeout_s": self.gateway.read_timeout_s}
 
     # --- what a backend provides --------------------------------------------------------------
 
@@ -287,16 +288,29 @@ class HarnessHandle:
             raise ChannelTimeout(finished - started - self._model_s)
         return reply, finished - started
 
+    @contextlib.contextmanager
+    def _frozen_meanwhile(self) -> Iterator[None]:
+        """The agent frozen while the model works (where the limits freeze idle agents)."""
+        self._freeze()
+        try:
+            yield
+        finally:
+            self._thaw()
+
     def _serve_model(self, message: dict[str, Any], deadline: float) -> float:
         """Answer one model line with the agent frozen; return the seconds it took."""
         assert self.gateway is not None
         began = time.perf_counter()
-        self._freeze()
-        try:
-            status, body = self.gateway.handle(message)
-        finally:
-            self._thaw()
-        answer = {"type": "model_reply", "seq": message.get("seq"), "status": status, "body": body}
+        status, body = self.gateway.handle(message, while_waiting=self._frozen_meanwhile)
+        answer: dict[str, Any] = {
+            "type": "model_reply",
+            "seq": message.get("seq"),
+            "status": status,
+            "body": body,
+        }
+        refusal = self.gateway.refusal_for_rest_of_call()
+        if refusal is not None:
+            answer["refuse_rest"] = {"status": refusal[0], "body": refusal[1]}
         data = json.dumps(answer, allow_nan=False).encode() + b"\n"
         spent = time.perf_counter() - began
         # The answer is written on the call's time extended by this very call's model time.

@@ -30,7 +30,8 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -131,8 +132,12 @@ class ModelGateway:
         *,
         allowance: ModelAllowance | None = None,
         token: str | None = None,
+        read_timeout_s: float = 5.0,
     ) -> None:
         self.backend = backend
+        #: How long the endpoint in the sandbox waits for one whole HTTP request (a slow
+        #: sender is answered 408 past it).
+        self.read_timeout_s = read_timeout_s
         self.allowance = allowance or ModelAllowance()
         #: Given to the agent as ``OPENAI_API_KEY``: random per match, worth nothing elsewhere.
         self.token = token or "arena-match-" + secrets.token_urlsafe(24)
@@ -166,22 +171,60 @@ class ModelGateway:
             except Exception:  # closing must never fail a match that is over
                 logger.warning("the model gateway's backend did not close", exc_info=True)
 
+    def refusal_for_rest_of_call(self) -> tuple[int, dict[str, Any]] | None:
+        """The answer every further model request of this call would get, when it is already
+        certain (no call or no model time left in the turn or the match): the harness then
+        answers them itself, so a flood costs the controller nothing."""
+        with self._lock:
+            calls_left = self.allowance.calls_per_turn - self._turn_calls
+            time_left = min(
+                self.allowance.per_turn_s - self._turn_used_s,
+                self.allowance.per_match_s - self.match_used_s,
+            )
+        if calls_left <= 0:
+            return _error(
+                429,
+                f"at most {self.allowance.calls_per_turn} model calls in one turn",
+                "rate_limit_error",
+                "calls_per_turn",
+            )
+        if time_left <= 0:
+            return _error(
+                504,
+                "no model time left in this turn "
+                f"({self.allowance.per_turn_s:g} s a turn, {self.allowance.per_match_s:g} s "
+                "a match): answer without the model",
+                "timeout",
+                "model_time_exhausted",
+            )
+        return None
+
     def turn_extension_cap_s(self) -> float:
         """The most a call's backstop may grow for model time (its per-turn allowance, and
         a second for the gateway's own handling)."""
         return self.allowance.per_turn_s + 1.0
 
-    def handle(self, message: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        """Answer one model line: ``(HTTP status, JSON body)``; never raises."""
+    def handle(
+        self,
+        message: Mapping[str, Any],
+        *,
+        while_waiting: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> tuple[int, dict[str, Any]]:
+        """Answer one model line: ``(HTTP status, JSON body)``; never raises. The model is
+        called inside ``while_waiting()`` (the handle freezes the agent there)."""
         try:
-            return self._handle(message)
+            return self._handle(message, while_waiting)
         except GatewayError as exc:
             return exc.status, exc.body()
         except Exception:  # the host's backend failed unexpectedly: the agent hears 502
             logger.exception("the model gateway failed on a request")
             return _error(502, "the model gateway failed; try again", "api_error", "gateway_error")
 
-    def _handle(self, message: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _handle(
+        self,
+        message: Mapping[str, Any],
+        while_waiting: Callable[[], AbstractContextManager[None]],
+    ) -> tuple[int, dict[str, Any]]:
         token = message.get("token")
         if not isinstance(token, str) or not hmac.compare_digest(
             token.encode("utf-8", "replace"), self.token.encode()
@@ -231,7 +274,8 @@ class ModelGateway:
             )
         started = time.perf_counter()
         try:
-            status, body = self.backend.complete(request, timeout_s=left_s, context=context)
+            with while_waiting():
+                status, body = self.backend.complete(request, timeout_s=left_s, context=context)
         finally:
             spent = time.perf_counter() - started
             with self._lock:

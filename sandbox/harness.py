@@ -38,7 +38,9 @@ nothing outside this match) before the agent loads. While one of the agent's met
 request to ``/v1/chat/completions`` or ``/v1/models`` goes to the controller as a line
 ``{"id": <the call's id>, "type": "model", "seq": k, "method", "path", "token", "body"}`` (the
 body as text) and the controller writes back ``{"type": "model_reply", "seq": k, "status": N,
-"body": {...}}`` on the request channel before it reads the call's reply. The time spent waiting
+"body": {...}}`` on the request channel before it reads the call's reply (with ``"refuse_rest":
+{"status", "body"}`` once every further request of the call would be refused: the harness then
+answers those itself). The time spent waiting
 for those answers is taken out of ``elapsed_ms`` and reported as ``model_ms``.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
@@ -314,7 +316,10 @@ class Harness:
             if isinstance(entry, str) and entry not in sys.path:
                 sys.path.append(entry)
         self.forwarder = ModelForwarder(self._write_line, self._read_line, settings["token"])
-        endpoint = ModelEndpoint(self.forwarder)
+        read_timeout_s = settings.get("read_timeout_s", GATEWAY_READ_TIMEOUT_S)
+        if not isinstance(read_timeout_s, int | float) or not 0 < read_timeout_s <= 60:
+            read_timeout_s = GATEWAY_READ_TIMEOUT_S
+        endpoint = ModelEndpoint(self.forwarder, float(read_timeout_s))
         endpoint.start()
         os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{endpoint.port}/v1"
         os.environ["OPENAI_API_KEY"] = settings["token"]
@@ -464,13 +469,20 @@ def _valid(text: str) -> str:
 
 # --- the model gateway's endpoint (only when the load request asks for one) -------------------
 
-#: The HTTP endpoint's bounds: a request's head and body, the time to send one whole request,
+#: The HTTP endpoint's bounds: a request's head and body, the time to send one whole request
+#: (the controller may set another: ``read_timeout_s`` in the load request's gateway setting),
 #: the connections served at once (the next ones get a 429 at once), and the queue for the one
 #: forwarding slot (calls wait there for the one before them).
 GATEWAY_MAX_HEAD_BYTES = 16 * 1024
 GATEWAY_MAX_BODY_BYTES = 1024 * 1024
 GATEWAY_READ_TIMEOUT_S = 5.0
+#: An oversized body is read and dropped up to this much before the 413 (see ``_handle``).
+GATEWAY_DISCARD_MAX_BYTES = 16 * 1024 * 1024
 GATEWAY_MAX_CONNECTIONS = 4
+#: Connections over that limit wait (at most this many) for the one thread that refuses them,
+#: which gives each this long to send its request.
+GATEWAY_REFUSAL_QUEUE = 64
+GATEWAY_REFUSAL_READ_S = 0.1
 GATEWAY_FORWARD_WAIT_S = 60.0
 #: The largest line forwarded to the controller (below its ``max_reply_bytes``).
 GATEWAY_MAX_LINE_BYTES = 900 * 1024
@@ -521,11 +533,15 @@ class ModelForwarder:
         self._call_id: Any = None
         self._seq = 0
         self._waited_s = 0.0
+        #: The answer to every further request of this call, once the controller said it is
+        #: certain (no call or model time left): given here without a round trip.
+        self._refusal: tuple[int, Any] | None = None
 
     def open_window(self, call_id: Any) -> None:
         """An agent's method starts: model requests may be forwarded."""
         with self._slot:
             self._open, self._call_id, self._waited_s = True, call_id, 0.0
+            self._refusal = None
 
     def close_window(self) -> float:
         """The method returned: wait for a request in flight, refuse new ones; the wait total."""
@@ -551,6 +567,8 @@ class ModelForwarder:
                     "invalid_request_error",
                     "outside_call",
                 )
+            if self._refusal is not None:
+                return self._refusal
             self._seq += 1
             line = _dumps(
                 {
@@ -582,6 +600,9 @@ class ModelForwarder:
                 status, reply_body = int(reply["status"]), reply["body"]
                 if reply.get("type") != "model_reply" or reply.get("seq") != self._seq:
                     raise ValueError("not the answer to this request")
+                rest = reply.get("refuse_rest")
+                if rest is not None:
+                    self._refusal = (int(rest["status"]), rest["body"])
             except (ValueError, KeyError, TypeError):
                 return _gateway_error(
                     502, "the gateway's answer was unreadable", "api_error", "bad_gateway"
@@ -602,21 +623,26 @@ class ModelEndpoint:
     never pay for it.
     """
 
-    def __init__(self, forwarder: ModelForwarder) -> None:
+    def __init__(self, forwarder: ModelForwarder, read_timeout_s: float) -> None:
         import socket  # noqa: PLC0415 - only agents with a gateway pay for this import
 
         self._socket_module = socket
         self.forwarder = forwarder
+        self.read_timeout_s = read_timeout_s
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.bind(("127.0.0.1", 0))
         self._listener.listen(16)
         self.port = int(self._listener.getsockname()[1])
         self._active = 0
         self._lock = _thread.allocate_lock()
+        self._refusals: list[Any] = []
+        self._refusals_waiting = _thread.allocate_lock()
+        self._refusals_waiting.acquire()
 
     def start(self) -> None:
         """Serve in a thread of its own until the process ends."""
         _thread.start_new_thread(self._accept_loop, ())
+        _thread.start_new_thread(self._refuse_loop, ())
 
     def _accept_loop(self) -> None:
         while True:
@@ -630,23 +656,70 @@ class ModelEndpoint:
                 if not busy:
                     self._active += 1
             if busy:
-                self._refuse(conn, 429, "too many connections at once to the model gateway")
+                self._queue_refusal(conn)
                 continue
             try:
                 _thread.start_new_thread(self._serve_one, (conn,))
-            except RuntimeError:  # no thread left (the agent's pids): answer here
+            except RuntimeError:  # no thread left (the agent's pids): refuse it
                 with self._lock:
                     self._active -= 1
-                self._refuse(conn, 503, "the sandbox has no thread left to serve this request")
+                self._queue_refusal(conn)
 
-    def _refuse(self, conn: Any, status: int, message: str) -> None:
-        try:
-            conn.settimeout(0.5)
-            self._respond(conn, *_gateway_error(status, message, "rate_limit_error", "busy"))
-        except OSError:
-            pass
-        finally:
-            conn.close()
+    def _queue_refusal(self, conn: Any) -> None:
+        """Hand a connection over the limit to the one refusing thread (which reads its request
+        before answering 429, so the client reads the answer rather than a reset); past
+        ``GATEWAY_REFUSAL_QUEUE`` waiting ones it is closed at once."""
+        with self._lock:
+            if len(self._refusals) >= GATEWAY_REFUSAL_QUEUE:
+                conn.close()
+                return
+            self._refusals.append(conn)
+            if self._refusals_waiting.locked():
+                self._refusals_waiting.release()
+
+    def _refuse_loop(self) -> None:
+        while True:
+            self._refusals_waiting.acquire()
+            while True:
+                with self._lock:
+                    if not self._refusals:
+                        break
+                    conn = self._refusals.pop(0)
+                try:
+                    self._read_briefly(conn, time.perf_counter() + GATEWAY_REFUSAL_READ_S)
+                    self._respond(
+                        conn,
+                        *_gateway_error(
+                            429,
+                            f"more than {GATEWAY_MAX_CONNECTIONS} connections at once to the "
+                            "model gateway: make your calls one after another",
+                            "rate_limit_error",
+                            "concurrent_calls",
+                        ),
+                    )
+                except OSError:
+                    pass
+                self._close(conn, GATEWAY_REFUSAL_READ_S)
+
+    def _read_briefly(self, conn: Any, deadline: float) -> None:
+        """Read a request's head and body (dropped) until it is whole or ``deadline``."""
+        data = bytearray()
+        wanted = -1
+        while wanted < 0 or len(data) < wanted:
+            chunk = self._recv(conn, deadline)
+            if not chunk:
+                return
+            data += chunk
+            if wanted < 0 and b"\r\n\r\n" in data:
+                head, _, _ = bytes(data).partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                        length = int(value.strip())
+                wanted = len(head) + 4 + min(length, GATEWAY_MAX_BODY_BYTES)
+            if len(data) > GATEWAY_MAX_HEAD_BYTES + GATEWAY_MAX_BODY_BYTES:
+                return
 
     def _serve_one(self, conn: Any) -> None:
         try:
@@ -660,12 +733,26 @@ class ModelEndpoint:
             except OSError:
                 pass
         finally:
-            conn.close()
+            self._close(conn)
             with self._lock:
                 self._active -= 1
 
+    def _close(self, conn: Any, linger_s: float = 0.2) -> None:
+        """Close after the answer, reading (briefly, boundedly) what the client still sends: a
+        socket closed with unread input resets the connection, and the client could lose the
+        answer before reading it."""
+        try:
+            conn.shutdown(self._socket_module.SHUT_WR)
+            conn.settimeout(linger_s)
+            for _ in range(16):
+                if not conn.recv(65536):
+                    break
+        except OSError:
+            pass
+        conn.close()
+
     def _handle(self, conn: Any) -> tuple[int, Any]:
-        deadline = time.perf_counter() + GATEWAY_READ_TIMEOUT_S
+        deadline = time.perf_counter() + self.read_timeout_s
         data = bytearray()
         while b"\r\n\r\n" not in data:
             if len(data) > GATEWAY_MAX_HEAD_BYTES:
@@ -679,7 +766,7 @@ class ModelEndpoint:
             if chunk is None:
                 return _gateway_error(
                     408,
-                    f"the request did not arrive within {GATEWAY_READ_TIMEOUT_S:g} s",
+                    f"the request did not arrive within {self.read_timeout_s:g} s",
                     "invalid_request_error",
                     "slow_request",
                 )
@@ -733,6 +820,9 @@ class ModelEndpoint:
                 400, "an invalid Content-Length", "invalid_request_error", "malformed_http"
             )
         if length > GATEWAY_MAX_BODY_BYTES:
+            # Read what a client sends anyway (up to a bound, within the request's time), so
+            # that it reads this answer instead of a connection reset in the middle of its send.
+            self._discard(conn, min(length, GATEWAY_DISCARD_MAX_BYTES) - len(rest), deadline)
             return _gateway_error(
                 413,
                 f"the request's body is over {GATEWAY_MAX_BODY_BYTES} bytes: send a shorter prompt",
@@ -745,7 +835,7 @@ class ModelEndpoint:
             if chunk is None:
                 return _gateway_error(
                     408,
-                    f"the request did not arrive within {GATEWAY_READ_TIMEOUT_S:g} s",
+                    f"the request did not arrive within {self.read_timeout_s:g} s",
                     "invalid_request_error",
                     "slow_request",
                 )
@@ -756,6 +846,13 @@ class ModelEndpoint:
         token = authorization[7:].strip() if authorization[:7].lower() == "bearer " else ""
         text = bytes(body[:length]).decode("utf-8", "replace")
         return self.forwarder.forward(method, path, token[:512], text)
+
+    def _discard(self, conn: Any, size: int, deadline: float) -> None:
+        while size > 0:
+            chunk = self._recv(conn, deadline)
+            if not chunk:
+                return
+            size -= len(chunk)
 
     def _recv(self, conn: Any, deadline: float) -> bytes | None:
         """Some bytes, ``b""`` at the end, ``None`` once the request's time is over."""
@@ -779,7 +876,7 @@ class ModelEndpoint:
         if status != 200:
             # The platform already retried what it could: the SDK must not retry on its own.
             head += "x-should-retry: false\r\n"
-        conn.settimeout(GATEWAY_READ_TIMEOUT_S)
+        conn.settimeout(self.read_timeout_s)
         conn.sendall(head.encode() + b"\r\n" + payload)
 
 

@@ -8,8 +8,6 @@ The model is the loopback fake (``devtools/fakemodel.py``) behind ``llm_seat.gat
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,34 +16,12 @@ import pytest
 from devtools.fakemodel import FakeModel
 from games.core import MatchSettings, play_match
 from llm_seat import Endpoint
-from llm_seat.gateway import BudgetSpent, ClientBackend, GatewayModel
-from llm_seat.handle import CallRecord
+from llm_seat.gateway import ClientBackend, GatewayModel
 from sandbox import ModelAllowance, ModelGateway, create_handle
 from sandbox.gateway import parse_chat_request
-from tests.sandbox.conftest import TEST_LIMITS, agent_source
+from tests.sandbox.conftest import TEST_LIMITS, CountingHooks, agent_source
 
 HAND = {"round": 1, "hand": [1, 2, 3]}
-
-
-class CountingHooks:
-    """A payer with a budget of ``cap_calls`` calls and a ledger in a list (thread-safe)."""
-
-    def __init__(self, cap_calls: int | None = None) -> None:
-        self.cap_calls = cap_calls
-        self.records: list[CallRecord] = []
-        self.lock = threading.Lock()
-
-    def slot(self) -> contextlib.AbstractContextManager[None]:
-        return contextlib.nullcontext()
-
-    def before_call(self) -> None:
-        with self.lock:
-            if self.cap_calls is not None and len(self.records) >= self.cap_calls:
-                raise BudgetSpent(f"the test's budget of {self.cap_calls} calls is spent")
-
-    def record(self, call: CallRecord) -> None:
-        with self.lock:
-            self.records.append(call)
 
 
 @pytest.fixture
