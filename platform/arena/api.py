@@ -169,6 +169,7 @@ api = NinjaAPI(
     openapi_url="/openapi.json",
     docs_url=None,
 )
+api.add_router("", "arena.llm.api.router")
 
 
 @api.exception_handler(Refused)

@@ -181,3 +181,34 @@ def test_an_agent_without_models_gets_no_gateway(make_user: Any) -> None:
 
     mine = submission_create(owner=make_user("alice"), source=MODEL_AGENT)
     assert agent_gateway(mine, match_id=1) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_sets_and_reads_a_versions_models(make_user: Any, client: Any) -> None:
+    from arena.submissions.services import submission_create
+
+    _model("http://127.0.0.1:9/v1")
+    alice, bob = make_user("alice"), make_user("bob")
+    mine = submission_create(owner=alice, source=MODEL_AGENT)
+    other = client.post(
+        "/api/token", {"username": "bob", "password": "pw-bob-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    token = client.post(
+        "/api/token", {"username": "alice", "password": "pw-alice-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    url = f"/api/submissions/{mine.pk}/models"
+    body = {"models": ["tiny"], "match_budget_usd": "0.5", "day_budget_usd": "2"}
+    answer = client.put(url, body, content_type="application/json", **auth)
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["models"] == ["tiny"] and answer.json()["callable"] == ["tiny"]
+    assert client.get(url, **auth).json()["match_budget_usd"] == "0.5000"
+    refused = client.put(url, {"models": ["nope"]}, content_type="application/json", **auth)
+    assert refused.status_code == 400 and "agents may not call nope" in refused.json()["error"]
+    theirs = client.put(
+        url, body, content_type="application/json", HTTP_AUTHORIZATION=f"Token {other}"
+    )
+    assert theirs.status_code == 403
+    del bob
