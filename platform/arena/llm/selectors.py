@@ -86,9 +86,15 @@ def models_agents_may_call() -> list[LanguageModel]:
 
 
 def agent_model_policy_of(submission: Submission) -> AgentModelPolicy | None:
-    """What a code agent's version may call and spend, or ``None`` when its owner set nothing."""
+    """What a code agent's version may call and spend: its own choice, else that of the latest
+    earlier version of the same agent that has one (a new version keeps its models and budgets
+    until its owner changes them); ``None`` when its owner never set any."""
     return (
-        AgentModelPolicy.objects.filter(submission=submission)
+        AgentModelPolicy.objects.filter(
+            submission__agent_id=submission.agent_id,
+            submission__version__lte=submission.version,
+        )
+        .order_by("-submission__version")
         .prefetch_related("allowed_models")
         .first()
     )

@@ -212,3 +212,29 @@ def test_the_api_sets_and_reads_a_versions_models(make_user: Any, client: Any) -
     )
     assert theirs.status_code == 403
     del bob
+
+
+def test_the_owners_form_sets_the_models_and_a_new_version_keeps_them(
+    make_user: Any, client: Any
+) -> None:
+    from arena.llm.gateways import agent_gateway
+    from arena.submissions.services import submission_create
+
+    _model("http://127.0.0.1:9/v1")
+    alice, bob = make_user("alice"), make_user("bob")
+    first = submission_create(owner=alice, source=MODEL_AGENT)
+    url = f"/llm/submissions/{first.pk}/models/"
+    client.force_login(bob)
+    assert client.get(url).status_code == 404
+    client.force_login(alice)
+    assert "Tiny (fake)" in client.get(url).content.decode()
+    posted = client.post(
+        url, {"models": ["tiny"], "match_budget_usd": "0.5", "day_budget_usd": "2"}
+    )
+    assert posted.status_code == 200 and 'id="agent-models-saved"' in posted.content.decode()
+    page = client.get(f"/submissions/{first.pk}/").content.decode()
+    assert 'id="agent-models-link"' in page
+    second = submission_create(owner=alice, source=MODEL_AGENT + "\n# v2\n", name=first.agent.name)
+    assert second.version == 2
+    gateway = agent_gateway(second, match_id=5)
+    assert gateway is not None and gateway.backend.model_names() == ["tiny"]
