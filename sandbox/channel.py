@@ -290,8 +290,12 @@ class HarnessHandle:
 
     @contextlib.contextmanager
     def _frozen_meanwhile(self) -> Iterator[None]:
-        """The agent frozen while the model works (where the limits freeze idle agents)."""
-        self._freeze()
+        """The agent frozen while the model works (where the limits freeze idle agents).
+
+        The freeze is requested and not waited for (its thread waits for this very answer, so
+        only its other threads could still run, for the kernel's moment of freezing): waiting
+        for the confirmation cost each model call several milliseconds on a busy host."""
+        self._freeze_later()
         try:
             yield
         finally:
