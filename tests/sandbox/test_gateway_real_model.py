@@ -42,6 +42,15 @@ class Agent:
 """
 
 
+QUIET = """
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        return {"type": "play_card", "card": min(state["hand"])}
+"""
+
+
 @pytest.fixture(scope="module")
 def model_url() -> Iterator[str]:
     require_part(server_python() is not None, MISSING)
