@@ -45,6 +45,17 @@ from sandbox.gateway import ModelGateway
 from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
 from sandbox.limits import SandboxLimits
 
+#: With a model gateway, the load's backstop grows by this much: the harness starts the endpoint
+#: and imports the OpenAI client before the agent's own window (seconds on a busy host).
+GATEWAY_PRELOAD_ALLOWANCE_S = 30.0
+
+
+def _preload_s(reply: Mapping[str, Any]) -> float:
+    value = reply.get("preload_ms", 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0.0
+    return max(0.0, float(value)) / 1000
+
 
 class ChannelClosed(Exception):
     """The harness's output ended: its process is gone."""
@@ -154,10 +165,13 @@ class HarnessHandle:
             "game": game_id,
             "source": self.source,
         }
+        backstop_s = timeout_s
         if self.gateway is not None:
             request["gateway"] = self._gateway_setting()
+            # The harness imports the OpenAI client before the agent's window: its time.
+            backstop_s += GATEWAY_PRELOAD_ALLOWANCE_S
         try:
-            reply, wall_s = self._exchange(request, timeout_s)
+            reply, wall_s = self._exchange(request, backstop_s)
         except ChannelTimeout:
             self._die()
             raise AgentInitError(
@@ -186,7 +200,14 @@ class HarnessHandle:
                 f"loading agent.py raised {error.type}: {error.message}", error.traceback
             )
         self._freeze()
-        return min(float(reply["elapsed_ms"]) / 1000, wall_s)
+        preload_s = _preload_s(reply)
+        if wall_s - preload_s > timeout_s:
+            self._die()
+            raise AgentInitError(
+                f"loading the agent took longer than its {timeout_s:g} s budget "
+                "(heavy work at import or in __init__?)"
+            )
+        return min(float(reply["elapsed_ms"]) / 1000, max(0.0, wall_s - preload_s))
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Call ``method`` in the sandbox; ``timeout_s`` is the backstop on the whole exchange.

@@ -41,7 +41,9 @@ body as text) and the controller writes back ``{"type": "model_reply", "seq": k,
 "body": {...}}`` on the request channel before it reads the call's reply (with ``"refuse_rest":
 {"status", "body"}`` once every further request of the call would be refused: the harness then
 answers those itself). The time spent waiting
-for those answers is taken out of ``elapsed_ms`` and reported as ``model_ms``.
+for those answers is taken out of ``elapsed_ms`` and reported as ``model_ms``. Starting the
+endpoint and importing ``openai`` (seconds on a busy host) happen before the agent's load window,
+reported as the load reply's ``preload_ms``: the platform's time, not the agent's.
 
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
@@ -331,11 +333,20 @@ class Harness:
                 f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
             )
             return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
+        preload_ms = 0.0
+        if request.get("gateway") is not None:
+            # Before the agent's window: the endpoint, and the OpenAI client's import (seconds
+            # on a busy host), are the platform's to pay, not the agent's load budget.
+            began = time.perf_counter()
+            try:
+                self._start_gateway(request["gateway"])
+            except _LoadError as exc:
+                return {"ok": False, "error": _error("LoadError", str(exc))}, True
+            _preload_openai()
+            preload_ms = (time.perf_counter() - began) * 1000
         started, cpu_started = time.perf_counter(), time.process_time()
         error = None
         try:
-            if request.get("gateway") is not None:
-                self._start_gateway(request["gateway"])
             self.agent = _instantiate(str(request["source"]), str(request["game"]))
         except _LoadError as exc:
             error = _error("LoadError", str(exc))
@@ -344,6 +355,8 @@ class Harness:
         except BaseException as exc:  # the agent's own code failed: tell its owner why
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
         reply: dict[str, Any] = {"ok": error is None, **_window(started, cpu_started)}
+        if preload_ms:
+            reply["preload_ms"] = preload_ms
         if error is None:
             reply["result"] = {"protocol": PROTOCOL_VERSION}
         else:
@@ -391,6 +404,15 @@ class Harness:
             reply["error"] = error
         reply["stdout"] = self.capture.collect()
         return reply, fatal
+
+
+def _preload_openai() -> None:
+    """Import the ``openai`` package the image carries, so the agent's own import finds it
+    loaded; an image or a machine without it loads nothing (the agent's import then says so)."""
+    try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
+        __import__("openai")
+    except Exception:  # noqa: S110 - the agent's own import tells its owner what is wrong
+        pass
 
 
 def _window(started: float, cpu_started: float) -> dict[str, float]:
