@@ -262,3 +262,23 @@ def test_malformed_chat_requests_are_refused(raw: str, status: int) -> None:
 def test_a_request_without_a_model_takes_the_first_allowed() -> None:
     request = parse_chat_request('{"messages": [{"role": "user", "content": "x"}]}', ["a", "b"])
     assert request.model == "a"
+
+
+def test_the_openai_import_is_not_charged_to_the_agents_load(backend: str, fake: FakeModel) -> None:
+    # The harness imports the client before the agent's window (about a second, several on a
+    # busy host); the agent's own import then finds it loaded.
+    source = agent_source(PLAY, header="import openai\nfrom openai import OpenAI\n")
+    handle = create_handle(
+        source, name="a", backend=backend, limits=TEST_LIMITS, gateway=gateway(fake)
+    )
+    try:
+        load_s = handle.start(game_id="simple-card", timeout_s=30)
+    finally:
+        handle.close()
+    assert load_s is not None and load_s < 0.5
+
+
+PLAY = """
+def on_turn(self, state):
+    return {"type": "play_card", "card": 1}
+"""
