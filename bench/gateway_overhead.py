@@ -29,6 +29,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from devtools.fakemodel import FakeModel  # noqa: E402
 from llm_seat import Endpoint  # noqa: E402
 from llm_seat.gateway import ClientBackend, GatewayModel  # noqa: E402
+from llm_seat.handle import CallRecord, NoHooks  # noqa: E402
 from sandbox import (  # noqa: E402
     ModelAllowance,
     ModelGateway,
@@ -36,7 +37,6 @@ from sandbox import (  # noqa: E402
     create_handle,
     detect_backend,  # noqa: E402
 )
-from tests.sandbox.conftest import CountingHooks  # noqa: E402
 
 AGENT = """
 import http.client
@@ -66,6 +66,17 @@ class Agent:
 """
 
 
+class LatencyHooks(NoHooks):
+    """No slot, no cap: keeps each call's record (its model latency) for the subtraction."""
+
+    def __init__(self) -> None:
+        self.records: list[CallRecord] = []
+
+    def record(self, call: CallRecord) -> None:
+        """Keep the call."""
+        self.records.append(call)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -78,7 +89,7 @@ def main() -> int:
     parser.add_argument("--freeze", choices=("on", "off"), default="on")
     args = parser.parse_args()
     backend = args.backend or detect_backend()
-    hooks = CountingHooks()
+    hooks = LatencyHooks()
     overheads: list[float] = []
     with FakeModel(default=("answer", "ok")) as fake:
         endpoint = Endpoint(name="tiny", base_url=fake.base_url, model="fake")
