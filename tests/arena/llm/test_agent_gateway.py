@@ -238,3 +238,74 @@ def test_the_owners_form_sets_the_models_and_a_new_version_keeps_them(
     assert second.version == 2
     gateway = agent_gateway(second, match_id=5)
     assert gateway is not None and gateway.backend.model_names() == ["tiny"]
+
+
+#: The way the hosted platforms' docs write an agent: the SDK, no arguments, one file.
+SDK_AGENT = """
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        if state["round"] == 1:
+            reply = client.chat.completions.create(
+                model="smollm2",
+                messages=[{"role": "user", "content": f"Pick one of {state['hand']}."}],
+                max_tokens=8,
+            )
+            print("SMOLLM2:", reply.choices[0].message.content)
+        return {"type": "play_card", "card": max(state["hand"])}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["training", "ranked"])
+def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
+    kind: str, make_user: Any, committed: Any, settings: Any
+) -> None:
+    from arena.llm.models import LanguageModel, ModelCall
+    from arena.llm.services import agent_model_policy_set
+    from arena.matches import sandboxing
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.matches import match_run
+    from django.test import Client
+
+    from devtools.localmodel import MISSING, local_model_server, server_python
+    from tests.conftest import require_part
+    from tests.sandbox.conftest import require_docker
+
+    require_docker()
+    require_part(server_python() is not None, MISSING)
+    settings.ARENA_SANDBOX_BACKEND = "docker"
+    sandboxing.sandbox_backend.cache_clear()
+    alice = make_user("alice")
+    with local_model_server() as url:
+        LanguageModel.objects.create(
+            name="smollm2", display_name="SmolLM2", base_url=url, model_id="smollm2",
+            agents_may_call=True,
+        )  # fmt: skip
+        mine = submission_create(owner=alice, source=SDK_AGENT)
+        agent_model_policy_set(
+            submission=mine, user=alice, model_names=["smollm2"], match_budget_usd="1",
+            day_budget_usd="1",
+        )  # fmt: skip
+        house = house_submission_ensure(game="simple-card", bot="highest")
+        match = match_create(kind=kind, submissions=[mine, house], seed=3)
+        assert match_run(match_id=match.pk) == "done"
+    sandboxing.sandbox_backend.cache_clear()
+    rows = list(ModelCall.objects.filter(match_id=match.pk, purpose="agent"))
+    # One call, or more when a loaded machine's model ran out of its 10 s (a 504 the SDK raises;
+    # the refused turn is asked again and calls again): each a row of this agent.
+    assert rows and rows[-1].outcome == "answered"
+    assert {(r.submission_id, r.seat) for r in rows} == {(mine.pk, 0)}
+    owner = Client()
+    owner.force_login(alice)
+    page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
+    assert "Pick one of" in page
