@@ -14,6 +14,9 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
   returns a
   ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
   container from this process's warm pool when it has one ready, else a new one);
+* ``create_handle(..., gateway=ModelGateway(backend, allowance=ModelAllowance(...)))`` gives the
+  agent an OpenAI-compatible endpoint inside its sandbox, answered by the host's model backend
+  (``sandbox/gateway.py``; docs/sandbox.md, "The model gateway");
 * ``trusted_handle(factory, name=...)`` runs a trusted agent (a house bot) in this process,
   beside sandboxed ones: before each of its calls it waits until every sandboxed agent this
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
