@@ -2,6 +2,7 @@
 
     arena play AGENT.py [--opponent house:NAME | OTHER.py | llm:MODEL] [--game ID] [--seed N]
                [--sandbox docker|process] [--untimed] [--json] [--log FILE]
+               [--agent-model-base-url URL [--agent-model NAME]... [--agent-model-key-env VAR]]
 
 Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
 exists (``make image``), else the process backend, which isolates nothing and says so. House bots
@@ -9,6 +10,12 @@ run in this process. The sandboxed path is the platform's: the waiting agent is 
 is charged the agent's own time as the sandbox measured it, with the same backstop. Without
 ``--json`` it prints what each agent printed, turn by turn, then the result; with ``--json`` it
 prints one JSON object and nothing else.
+
+With ``--agent-model-base-url`` your agent gets the platform's model gateway (docs/sandbox.md):
+``OpenAI()`` with no arguments inside its sandbox reaches that endpoint through the same path as on
+the platform (its model time is not charged to its clock; refusals are OpenAI errors), the key
+named by ``--agent-model-key-env`` staying in this process. ``--agent-model`` names the models it
+may call (default: ``default``, sent to the endpoint as it is).
 
 Exit status: 0 when your agent played to the end (win, loss or draw), 1 when it forfeited (it
 failed to start, crashed, timed out or made four illegal actions in a row), 2 for a mistake on
@@ -38,9 +45,12 @@ from games.core import (
 from games.core.agent import AgentHandle
 from games.core.record import reason_text, score_text
 from llm_seat import Endpoint, LlmSeat, Sampling, SeatPolicy
+from llm_seat.gateway import ClientBackend, GatewayModel
 from sandbox import (
     BACKENDS,
     CLI_INSTANCE,
+    ModelAllowance,
+    ModelGateway,
     SandboxLimits,
     create_handle,
     detect_backend,
@@ -89,6 +99,31 @@ def register(subparsers: Any) -> None:
         "--untimed",
         action="store_true",
         help="no 2 s budget a turn (a 60 s cap instead), for debugging",
+    )
+    play.add_argument(
+        "--agent-model-base-url",
+        metavar="URL",
+        help="give your agent a model gateway to this OpenAI-compatible endpoint "
+        "(OpenAI() with no arguments reaches it from inside the sandbox)",
+    )
+    play.add_argument(
+        "--agent-model",
+        action="append",
+        metavar="NAME",
+        help="with --agent-model-base-url: a model your agent may call (repeatable; "
+        "default: default)",
+    )
+    play.add_argument(
+        "--agent-model-key-env",
+        metavar="VAR",
+        help="with --agent-model-base-url: the NAME of the environment variable holding the "
+        "endpoint's key (it never enters the sandbox)",
+    )
+    play.add_argument(
+        "--agent-model-turn-s",
+        type=float,
+        default=10.0,
+        help="model time your agent has per turn, apart from its own clock (default 10)",
     )
     play.add_argument("--json", action="store_true", help="print one JSON object: the result")
     play.add_argument("--log", metavar="FILE", help="write the full match record (JSON) to FILE")
@@ -156,6 +191,37 @@ def model_handle(args: argparse.Namespace, model: str) -> AgentHandle:
     )
 
 
+def agent_gateway(args: argparse.Namespace) -> ModelGateway | None:
+    """The model gateway of ``--agent-model-base-url``, or ``None`` without it."""
+    if not args.agent_model_base_url:
+        if args.agent_model or args.agent_model_key_env:
+            raise PlayError("--agent-model and --agent-model-key-env need --agent-model-base-url")
+        return None
+    key = ""
+    if args.agent_model_key_env:
+        key = os.environ.get(args.agent_model_key_env, "")
+        if not key:
+            raise PlayError(
+                f"--agent-model-key-env {args.agent_model_key_env}: that environment variable "
+                "is empty"
+            )
+    if args.agent_model_turn_s <= 0:
+        raise PlayError("--agent-model-turn-s must be positive")
+    names = args.agent_model or ["default"]
+    backend = ClientBackend(
+        [
+            GatewayModel(
+                name=name,
+                endpoint=Endpoint(
+                    name=name, base_url=args.agent_model_base_url, model=name, api_key=key
+                ),
+            )
+            for name in names
+        ]
+    )
+    return ModelGateway(backend, allowance=ModelAllowance(per_turn_s=args.agent_model_turn_s))
+
+
 def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str]:
     """The game id, the two seats' handles and the backend used."""
     source = _read(args.agent)
@@ -180,7 +246,14 @@ def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str
         # `arena play`'s own instance: a platform's containers on this engine are its business.
         remove_orphans(instance=CLI_INSTANCE)
     handles: list[AgentHandle] = [
-        create_handle(source, name=name, backend=backend, limits=limits, instance=CLI_INSTANCE)
+        create_handle(
+            source,
+            name=name,
+            backend=backend,
+            limits=limits,
+            instance=CLI_INSTANCE,
+            gateway=agent_gateway(args),
+        )
     ]
     if opponent.startswith(LLM_PREFIX):
         handles.append(model_handle(args, opponent[len(LLM_PREFIX) :]))

@@ -182,6 +182,24 @@ def run(args: argparse.Namespace) -> int:
             f"uploaded {submission['agent']} v{submission['version']} ({submission['game']}) "
             f"as submission {submission['id']}: {submission['status']}"
         )
+        if args.agent_model is not None:
+            chosen = api_request(
+                args.server,
+                "PUT",
+                f"/api/submissions/{submission['id']}/models",
+                token=token,
+                body={
+                    "models": [m for m in args.agent_model if m],
+                    "match_budget_usd": args.match_budget_usd,
+                    "day_budget_usd": args.day_budget_usd,
+                },
+            )
+            print(
+                "it may call "
+                + (", ".join(chosen["models"]) or "no model")
+                + f" (budget {chosen['match_budget_usd']} USD a match, "
+                f"{chosen['day_budget_usd']} USD a day)"
+            )
         print(f"see it at {submission_url(args.server, submission['id'])}")
         if args.no_wait:
             return 0
@@ -221,6 +239,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--name", help="agent name (default: the file's name)")
     parser.add_argument("--no-wait", action="store_true", help="do not wait for validation")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait")
+    parser.add_argument(
+        "--agent-model",
+        action="append",
+        metavar="NAME",
+        help="a model the agent may call through its sandbox's gateway, metered to you "
+        "(repeatable; --agent-model '' for none; default: what the previous version had)",
+    )
+    parser.add_argument(
+        "--match-budget-usd", default="0", help="with --agent-model: its budget per match (USD)"
+    )
+    parser.add_argument(
+        "--day-budget-usd", default="0", help="with --agent-model: its budget per day (USD)"
+    )
     parser.set_defaults(func=run)
     register_login(subparsers)
 

@@ -15,6 +15,9 @@ names; nothing here lists, sweeps or drains another instance's. The platform pas
   ``games.core.AgentHandle`` that runs ``source`` through ``sandbox/harness.py`` (docker: in a
   container from this process's warm pool when it has one ready, else a new one; with a
   ``reuse_key``, an idle container that served that submission's last match, ``sandbox/reuse.py``);
+* ``create_handle(..., gateway=ModelGateway(backend, allowance=ModelAllowance(...)))`` gives the
+  agent an OpenAI-compatible endpoint inside its sandbox, answered by the host's model backend
+  (``sandbox/gateway.py``; docs/sandbox.md, "The model gateway");
 * ``trusted_handle(factory, name=...)`` runs a trusted agent (a house bot) in this process,
   beside sandboxed ones: before each of its calls it waits until every sandboxed agent this
   thread froze is confirmed frozen, as a sandboxed agent's thaw does;
@@ -41,6 +44,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from games.core.agent import AgentHandle, CallResult, InProcessAgentHandle
+from sandbox.gateway import ModelAllowance, ModelGateway
 from sandbox.instance import CLI_INSTANCE, PROCESS_INSTANCE
 from sandbox.limits import SANDBOX_IMAGE, SandboxLimits
 
@@ -57,6 +61,7 @@ def create_handle(
     match: str | None = None,
     instance: str = PROCESS_INSTANCE,
     reuse_key: str | None = None,
+    gateway: ModelGateway | None = None,
 ) -> AgentHandle:
     """A handle that runs the agent ``source`` in ``backend``; ``start()`` sends it the source.
 
@@ -65,6 +70,8 @@ def create_handle(
     ``instance`` is the platform instance the docker container belongs to. ``reuse_key`` (one
     per submission, never shared by two) lets a supervised docker container serve this
     submission's later matches in this process once this one ends cleanly; ``None``: one match.
+    ``gateway`` gives the agent an OpenAI-compatible endpoint in its sandbox, answered by the
+    host's backend (``sandbox/gateway.py``).
     """
     if backend == "docker":
         from sandbox import pool, reuse
@@ -85,11 +92,14 @@ def create_handle(
         handle.match = match
         handle.reuse_key = reuse_key
         handle.reuse_home = None if reuse_key is None else reuse.current()
+        handle.gateway = gateway
         return handle
     if backend == "process":
         from sandbox.process_backend import ProcessAgentHandle
 
-        return ProcessAgentHandle(source, name=name, limits=limits)
+        process_handle = ProcessAgentHandle(source, name=name, limits=limits)
+        process_handle.gateway = gateway
+        return process_handle
     raise ValueError(f"unknown sandbox backend {backend!r}; use one of {', '.join(BACKENDS)}")
 
 
@@ -212,6 +222,8 @@ def drain_warm_pool() -> int:
 __all__ = [
     "BACKENDS",
     "CLI_INSTANCE",
+    "ModelAllowance",
+    "ModelGateway",
     "PROCESS_INSTANCE",
     "SANDBOX_IMAGE",
     "SandboxLimits",

@@ -19,23 +19,42 @@ measured, is what ``CallResult.elapsed_ms`` reports and the referee charges; the
 figure goes to ``wall_ms``. A harness that lies about its window (the agent shares its process)
 gains at most the difference between the budget and the backstop.
 
+The model gateway (``sandbox/gateway.py``): with a ``gateway`` set before ``start``, the harness
+serves an OpenAI-compatible endpoint to the agent and sends its requests here as model lines
+while a call runs. Each is answered (``ModelGateway.handle``) with the agent frozen, so that no
+thread of its own computes on the model's time; that time is taken out of what the agent is
+charged and added to the call's backstop (at most the per-turn allowance).
+
 A valid reply is one JSON object of at most ``max_reply_bytes`` in valid UTF-8, nested at most
 ``max_reply_depth`` deep, with finite numbers only and no lone surrogates in any text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from games.core.agent import CallError, CallResult, cap_stdout
 from games.core.errors import AgentCrash, AgentInitError, AgentTimeout, PlatformError
+from sandbox.gateway import ModelGateway
 from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
 from sandbox.limits import SandboxLimits
+
+#: With a model gateway, the load's backstop grows by this much: the harness starts the endpoint
+#: and imports the OpenAI client before the agent's own window (seconds on a busy host).
+GATEWAY_PRELOAD_ALLOWANCE_S = 30.0
+
+
+def _preload_s(reply: Mapping[str, Any]) -> float:
+    value = reply.get("preload_ms", 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0.0
+    return max(0.0, float(value)) / 1000
 
 
 class ChannelClosed(Exception):
@@ -71,6 +90,15 @@ class HarnessHandle:
         #: How the idle agent is frozen (``cgroup-v1``, ``cgroup-v2``, ``pause``, ``signal``), or
         #: ``None`` when it is not; the backends set it once they know.
         self.freeze_method: str | None = None
+        #: The model gateway the agent may call (set before ``start``), or ``None``.
+        self.gateway: ModelGateway | None = None
+        #: Model time within the call in flight (seconds), as this side measured it.
+        self._model_s = 0.0
+
+    def _gateway_setting(self) -> dict[str, Any]:
+        """What the load request tells the harness about the gateway (the backends add to it)."""
+        assert self.gateway is not None
+        return {"token": self.gateway.token, "read_timeout_s": self.gateway.read_timeout_s}
 
     # --- what a backend provides --------------------------------------------------------------
 
@@ -142,8 +170,13 @@ class HarnessHandle:
             "game": game_id,
             "source": self.source,
         }
+        backstop_s = timeout_s
+        if self.gateway is not None:
+            request["gateway"] = self._gateway_setting()
+            # The harness imports the OpenAI client before the agent's window: its time.
+            backstop_s += GATEWAY_PRELOAD_ALLOWANCE_S
         try:
-            reply, wall_s = self._exchange(request, timeout_s)
+            reply, wall_s = self._exchange(request, backstop_s)
         except ChannelTimeout:
             self._die()
             raise AgentInitError(
@@ -172,7 +205,14 @@ class HarnessHandle:
                 f"loading agent.py raised {error.type}: {error.message}", error.traceback
             )
         self._freeze()
-        return min(float(reply["elapsed_ms"]) / 1000, wall_s)
+        preload_s = _preload_s(reply)
+        if wall_s - preload_s > timeout_s:
+            self._die()
+            raise AgentInitError(
+                f"loading the agent took longer than its {timeout_s:g} s budget "
+                "(heavy work at import or in __init__?)"
+            )
+        return min(float(reply["elapsed_ms"]) / 1000, max(0.0, wall_s - preload_s))
 
     def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
         """Call ``method`` in the sandbox; ``timeout_s`` is the backstop on the whole exchange.
@@ -187,6 +227,8 @@ class HarnessHandle:
         if self._dead:
             raise AgentCrash(f"the agent is no longer running: {self._exit_description()}")
         request = {"type": "call", "method": method, "payload": dict(payload)}
+        if self.gateway is not None:
+            self.gateway.begin_call(method, payload)
         self._thaw()
         try:
             reply, elapsed_s = self._exchange(request, timeout_s)
@@ -208,14 +250,17 @@ class HarnessHandle:
             raise AgentCrash(f"{error.message}: the agent ended its own process")
         self._freeze_later()
         wall_ms = elapsed_s * 1000
+        model_ms = self._model_s * 1000
         ok = bool(reply["ok"])
         return CallResult(
             ok=ok,
             result=reply.get("result") if ok else None,
             error=None if ok else _call_error(reply.get("error")),
             stdout=stdout,
-            elapsed_ms=min(float(reply["elapsed_ms"]), wall_ms),
+            # Never more than this side saw of the agent's own time: its wall, the model out.
+            elapsed_ms=min(float(reply["elapsed_ms"]), max(0.0, wall_ms - model_ms)),
             wall_ms=wall_ms,
+            model_ms=model_ms,
             cpu_ms=float(reply["cpu_ms"]) if "cpu_ms" in reply else None,
             freeze=self.freeze_method,
         )
@@ -227,6 +272,8 @@ class HarnessHandle:
         self._closed = True
         self._dead = True
         self._release()
+        if self.gateway is not None:
+            self.gateway.close()
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -243,17 +290,64 @@ class HarnessHandle:
         data = json.dumps({"id": request_id, **request}, allow_nan=False).encode() + b"\n"
         started = time.perf_counter()
         deadline = started + timeout_s
+        self._model_s = 0.0
+        serves_model = self.gateway is not None and request["type"] == "call"
         try:
             self._send(data, deadline)
-            line = self._read_line(deadline)
+            while True:
+                line = self._read_line(deadline)
+                if self._agent_process_ended(line):
+                    raise ChannelClosed()
+                reply = _parse_reply(
+                    line, request_id, self.limits.max_reply_depth, model_lines=serves_model
+                )
+                if reply.get("type") != "model":
+                    break
+                spent = self._serve_model(reply, deadline)
+                # The model's time extends the backstop, never past the per-turn allowance.
+                assert self.gateway is not None
+                extension = min(spent, self.gateway.turn_extension_cap_s() - self._model_s)
+                self._model_s += spent
+                deadline += max(0.0, extension)
         except ChannelTimeout:
-            raise ChannelTimeout(time.perf_counter() - started) from None
-        if self._agent_process_ended(line):
-            raise ChannelClosed()
-        elapsed = time.perf_counter() - started
-        if elapsed > timeout_s:
-            raise ChannelTimeout(elapsed)
-        return _parse_reply(line, request_id, self.limits.max_reply_depth), elapsed
+            raise ChannelTimeout(time.perf_counter() - started - self._model_s) from None
+        finished = time.perf_counter()
+        if finished > deadline:
+            raise ChannelTimeout(finished - started - self._model_s)
+        return reply, finished - started
+
+    @contextlib.contextmanager
+    def _frozen_meanwhile(self) -> Iterator[None]:
+        """The agent frozen while the model works (where the limits freeze idle agents).
+
+        The freeze is requested and not waited for (its thread waits for this very answer, so
+        only its other threads could still run, for the kernel's moment of freezing): waiting
+        for the confirmation cost each model call several milliseconds on a busy host."""
+        self._freeze_later()
+        try:
+            yield
+        finally:
+            self._thaw()
+
+    def _serve_model(self, message: dict[str, Any], deadline: float) -> float:
+        """Answer one model line with the agent frozen; return the seconds it took."""
+        assert self.gateway is not None
+        began = time.perf_counter()
+        status, body = self.gateway.handle(message, while_waiting=self._frozen_meanwhile)
+        answer: dict[str, Any] = {
+            "type": "model_reply",
+            "seq": message.get("seq"),
+            "status": status,
+            "body": body,
+        }
+        refusal = self.gateway.refusal_for_rest_of_call()
+        if refusal is not None:
+            answer["refuse_rest"] = {"status": refusal[0], "body": refusal[1]}
+        data = json.dumps(answer, allow_nan=False).encode() + b"\n"
+        spent = time.perf_counter() - began
+        # The answer is written on the call's time extended by this very call's model time.
+        self._send(data, deadline + spent)
+        return time.perf_counter() - began
 
     def _ping(self, timeout_s: float) -> None:
         """Ask an idle harness (no agent yet) whether it listens; ``PlatformError`` if not."""
@@ -373,10 +467,14 @@ def _check_value(value: Any, max_depth: int) -> None:
                 stack.extend((child, depth + 1) for child in item)
 
 
-def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str, Any]:
+def _parse_reply(
+    line: bytes, request_id: int, max_depth: int = 64, *, model_lines: bool = False
+) -> dict[str, Any]:
     """Validate one reply line before anything in it reaches a game.
 
-    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting).
+    ``max_depth`` bounds the nesting inside the reply object (the result's own nesting). With
+    ``model_lines`` a model request (``"type": "model"``) for this request is accepted too and
+    returned as it is (``ModelGateway.handle`` checks its fields).
     """
     try:
         reply = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
@@ -390,6 +488,10 @@ def _parse_reply(line: bytes, request_id: int, max_depth: int = 64) -> dict[str,
         raise _BadReply(f"a reply that is not an object ({_preview(line)})")
     if reply.get("id") != request_id or isinstance(reply.get("id"), bool):
         raise _BadReply(f"a reply with id {reply.get('id')!r} where {request_id} was expected")
+    if "type" in reply:
+        if model_lines and reply["type"] == "model":
+            return reply
+        raise _BadReply(f"a line of type {str(reply['type'])[:40]!r} where a reply was expected")
     if not isinstance(reply.get("ok"), bool):
         raise _BadReply("a reply without a boolean 'ok'")
     if not reply["ok"] and not isinstance(reply.get("error"), dict):

@@ -32,6 +32,20 @@ no lone surrogates): a result that fails there is the agent's protocol violation
 Texts the harness writes itself (error messages, tracebacks, captured output) are made valid
 UTF-8 here, so only the agent's own result can fail that way.
 
+The model gateway (docs/sandbox.md, "The model gateway"): a load request may carry ``"gateway":
+{"token": "...", "sys_path": [...]}``. The harness then serves an OpenAI-compatible endpoint on
+127.0.0.1 (``ModelEndpoint``) and sets ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (the token, worth
+nothing outside this match) before the agent loads. While one of the agent's methods runs, each
+request to ``/v1/chat/completions`` or ``/v1/models`` goes to the controller as a line
+``{"id": <the call's id>, "type": "model", "seq": k, "method", "path", "token", "body"}`` (the
+body as text) and the controller writes back ``{"type": "model_reply", "seq": k, "status": N,
+"body": {...}}`` on the request channel before it reads the call's reply (with ``"refuse_rest":
+{"status", "body"}`` once every further request of the call would be refused: the harness then
+answers those itself). The time spent waiting
+for those answers is taken out of ``elapsed_ms`` and reported as ``model_ms``. Starting the
+endpoint and importing ``openai`` (seconds on a busy host) happen before the agent's load window,
+reported as the load reply's ``preload_ms``: the platform's time, not the agent's.
+
 A load request with another ``protocol`` is refused with the error type ``ProtocolMismatch``, so
 a controller never talks to a stale image without saying so.
 
@@ -57,7 +71,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped whenever a message changes shape; checked by the ``load`` request.
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # These three mirror games/core/agent.py (the harness cannot import games); a test keeps them equal.
 STDOUT_CAP_PER_CALL_BYTES = 8 * 1024
@@ -250,6 +264,9 @@ class Harness:
         self.replies = replies
         self.capture = capture
         self.agent: Any = None
+        self._write_lock = _thread.allocate_lock()
+        #: The model gateway's forwarder, when the load request asked for an endpoint.
+        self.forwarder: ModelForwarder | None = None
 
     def serve(self) -> int:
         """Answer requests until the controller closes the channel; return the exit code."""
@@ -286,8 +303,33 @@ class Harness:
         reply.setdefault("stdout", "")
         reply.setdefault("elapsed_ms", 0.0)
         reply.setdefault("cpu_ms", 0.0)
-        self.replies.write(_dumps(reply).encode() + b"\n")
-        self.replies.flush()
+        self._write_line(_dumps(reply).encode())
+
+    def _write_line(self, line: bytes) -> None:
+        # The model endpoint's thread writes model requests on the same channel.
+        with self._write_lock:
+            self.replies.write(line + b"\n")
+            self.replies.flush()
+
+    def _read_line(self) -> bytes:
+        return bytes(self.requests.readline())
+
+    def _start_gateway(self, settings: Any) -> None:
+        """Serve the model endpoint and point the agent's OpenAI client at it."""
+        if not isinstance(settings, dict) or not isinstance(settings.get("token"), str):
+            raise _LoadError("the controller sent a malformed gateway setting")
+        for entry in settings.get("sys_path") or []:
+            # The process backend runs without site-packages: where its openai package is.
+            if isinstance(entry, str) and entry not in sys.path:
+                sys.path.append(entry)
+        self.forwarder = ModelForwarder(self._write_line, self._read_line, settings["token"])
+        read_timeout_s = settings.get("read_timeout_s", GATEWAY_READ_TIMEOUT_S)
+        if not isinstance(read_timeout_s, int | float) or not 0 < read_timeout_s <= 60:
+            read_timeout_s = GATEWAY_READ_TIMEOUT_S
+        endpoint = ModelEndpoint(self.forwarder, float(read_timeout_s))
+        endpoint.start()
+        os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{endpoint.port}/v1"
+        os.environ["OPENAI_API_KEY"] = settings["token"]
 
     def _load(self, request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         if request.get("protocol") != PROTOCOL_VERSION:
@@ -296,6 +338,17 @@ class Harness:
                 f"{PROTOCOL_VERSION}: the sandbox image is out of date (run `make image`)"
             )
             return {"ok": False, "error": _error("ProtocolMismatch", message)}, True
+        preload_ms = 0.0
+        if request.get("gateway") is not None:
+            # Before the agent's window: the endpoint, and the OpenAI client's import (seconds
+            # on a busy host), are the platform's to pay, not the agent's load budget.
+            began = time.perf_counter()
+            try:
+                self._start_gateway(request["gateway"])
+            except _LoadError as exc:
+                return {"ok": False, "error": _error("LoadError", str(exc))}, True
+            _preload_openai()
+            preload_ms = (time.perf_counter() - began) * 1000
         mark = _mark()
         error = None
         try:
@@ -307,6 +360,8 @@ class Harness:
         except BaseException as exc:  # the agent's own code failed: tell its owner why
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, -_TRACEBACK_LIMIT))
         reply: dict[str, Any] = {"ok": error is None, **_window(mark)}
+        if preload_ms:
+            reply["preload_ms"] = preload_ms
         if error is None:
             reply["result"] = {"protocol": PROTOCOL_VERSION}
         else:
@@ -319,7 +374,11 @@ class Harness:
         if self.agent is None or method not in LIFECYCLE_METHODS:
             return {"ok": False, "error": _error("ProtocolError", f"cannot call {method!r}")}, True
         ok, result, error, fatal = True, None, None, False
+        forwarder = self.forwarder
+        if forwarder is not None:
+            forwarder.open_window(request.get("id"))
         mark = _mark()
+        hook = None
         try:
             hook = getattr(self.agent, str(method), None)
             raw = None if hook is None else hook(request.get("payload"))
@@ -330,6 +389,11 @@ class Harness:
             ok = False
             error = _error(type(exc).__name__, _safe_str(exc), _traceback(exc, _TRACEBACK_LIMIT))
         window = _window(mark)
+        if forwarder is not None:
+            # The model's time (waiting for the controller's answer) is not the agent's.
+            model_s = forwarder.close_window()
+            window["elapsed_ms"] = max(0.0, window["elapsed_ms"] - model_s * 1000)
+            window["model_ms"] = model_s * 1000
         if ok and hook is not None:
             try:
                 # Serialised here so a reply JSON cannot carry fails like the in-process one.
@@ -453,6 +517,15 @@ def _window(mark: tuple[float, float, tuple[int, int, int, int] | None]) -> dict
         host_ns = min(_host_wait_ns(counters, end), int(wall_ns))
     charged_ms = max((wall_ns - host_ns) / 1e6, min(cpu_ms, wall_ns / 1e6))
     return {"elapsed_ms": charged_ms, "cpu_ms": cpu_ms}
+
+
+def _preload_openai() -> None:
+    """Import the ``openai`` package the image carries, so the agent's own import finds it
+    loaded; an image or a machine without it loads nothing (the agent's import then says so)."""
+    try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
+        __import__("openai")
+    except Exception:  # noqa: S110 - the agent's own import tells its owner what is wrong
+        pass
 
 
 class _LoadError(Exception):
@@ -813,6 +886,419 @@ def supervise() -> int:
     os.umask(0o022)
     os.environ.clear()
     return Supervisor(_LineReader(0), 1).serve()
+
+
+# --- the model gateway's endpoint (only when the load request asks for one) -------------------
+
+#: The HTTP endpoint's bounds: a request's head and body, the time to send one whole request
+#: (the controller may set another: ``read_timeout_s`` in the load request's gateway setting),
+#: the connections served at once (the next ones get a 429 at once), and the queue for the one
+#: forwarding slot (calls wait there for the one before them).
+GATEWAY_MAX_HEAD_BYTES = 16 * 1024
+GATEWAY_MAX_BODY_BYTES = 1024 * 1024
+GATEWAY_READ_TIMEOUT_S = 5.0
+#: An oversized body is read and dropped up to this much before the 413 (see ``_handle``).
+GATEWAY_DISCARD_MAX_BYTES = 16 * 1024 * 1024
+GATEWAY_MAX_CONNECTIONS = 4
+#: Connections over that limit wait (at most this many) for the one thread that refuses them,
+#: which gives each this long to send its request.
+GATEWAY_REFUSAL_QUEUE = 64
+GATEWAY_REFUSAL_READ_S = 0.1
+GATEWAY_FORWARD_WAIT_S = 60.0
+#: The largest line forwarded to the controller (below its ``max_reply_bytes``).
+GATEWAY_MAX_LINE_BYTES = 900 * 1024
+#: The paths forwarded; anything else is answered 404 here.
+GATEWAY_PATHS = ("/v1/chat/completions", "/v1/models")
+
+_HTTP_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    408: "Request Timeout",
+    409: "Conflict",
+    411: "Length Required",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+def _gateway_error(status: int, message: str, kind: str, code: str) -> tuple[int, dict[str, Any]]:
+    """An OpenAI-shaped error body (``{"error": {"message", "type", "code", "param"}}``)."""
+    return status, {"error": {"message": message, "type": kind, "code": code, "param": None}}
+
+
+class ModelForwarder:
+    """Carries one model request at a time to the controller over the protocol channel.
+
+    Open only while an agent's method runs (``open_window`` .. ``close_window``): the controller
+    answers model lines only then. ``close_window`` waits for a request in flight, so no reply
+    to a model line is ever left for the main loop to read as a request. The time spent waiting
+    for the controller's answer is returned by ``close_window``: the harness takes it out of the
+    agent's window (the model's time is not the agent's).
+    """
+
+    def __init__(self, write_line: Any, read_line: Any, token: str) -> None:
+        self._write_line = write_line
+        self._read_line = read_line
+        self.token = token
+        self._slot = _thread.allocate_lock()
+        self._open = False
+        self._call_id: Any = None
+        self._seq = 0
+        self._waited_s = 0.0
+        #: The answer to every further request of this call, once the controller said it is
+        #: certain (no call or model time left): given here without a round trip.
+        self._refusal: tuple[int, Any] | None = None
+
+    def open_window(self, call_id: Any) -> None:
+        """An agent's method starts: model requests may be forwarded."""
+        with self._slot:
+            self._open, self._call_id, self._waited_s = True, call_id, 0.0
+            self._refusal = None
+
+    def close_window(self) -> float:
+        """The method returned: wait for a request in flight, refuse new ones; the wait total."""
+        with self._slot:
+            self._open = False
+            return self._waited_s
+
+    def forward(self, method: str, path: str, token: str, body: str) -> tuple[int, Any]:
+        """Send one request to the controller and wait for its answer (status, JSON body)."""
+        if not self._slot.acquire(True, GATEWAY_FORWARD_WAIT_S):
+            return _gateway_error(
+                429,
+                "too many model calls at once: make them one after another",
+                "rate_limit_error",
+                "concurrent_calls",
+            )
+        try:
+            if not self._open:
+                return _gateway_error(
+                    409,
+                    "model calls are answered only while one of your agent's methods runs "
+                    "(not while loading, not from a thread that outlives the call)",
+                    "invalid_request_error",
+                    "outside_call",
+                )
+            if self._refusal is not None:
+                return self._refusal
+            self._seq += 1
+            line = _dumps(
+                {
+                    "id": self._call_id,
+                    "type": "model",
+                    "seq": self._seq,
+                    "method": method,
+                    "path": path,
+                    "token": token,
+                    "body": body,
+                }
+            ).encode()
+            if len(line) > GATEWAY_MAX_LINE_BYTES:
+                return _gateway_error(
+                    413,
+                    f"the request is too large once encoded (over {GATEWAY_MAX_LINE_BYTES} "
+                    "bytes): send a shorter prompt",
+                    "invalid_request_error",
+                    "request_too_large",
+                )
+            started = time.perf_counter()
+            try:
+                self._write_line(line)
+                answer = self._read_line()
+            finally:
+                self._waited_s += time.perf_counter() - started
+            try:
+                reply = _loads(answer)
+                status, reply_body = int(reply["status"]), reply["body"]
+                if reply.get("type") != "model_reply" or reply.get("seq") != self._seq:
+                    raise ValueError("not the answer to this request")
+                rest = reply.get("refuse_rest")
+                if rest is not None:
+                    self._refusal = (int(rest["status"]), rest["body"])
+            except (ValueError, KeyError, TypeError):
+                return _gateway_error(
+                    502, "the gateway's answer was unreadable", "api_error", "bad_gateway"
+                )
+            return status, reply_body
+        finally:
+            self._slot.release()
+
+
+class ModelEndpoint:
+    """``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1, for the agent's OpenAI client.
+
+    A minimal HTTP/1.1 server (one request per connection, ``Connection: close``), bounded in
+    everything an agent controls: the head and body sizes, the time to send a whole request
+    (a slow sender is cut), the connections served at once. Requests for the two paths go to
+    the controller through ``ModelForwarder``; the controller decides everything else (the
+    token, the model, the budget). The socket module loads only here: agents without a gateway
+    never pay for it.
+    """
+
+    def __init__(self, forwarder: ModelForwarder, read_timeout_s: float) -> None:
+        import socket  # noqa: PLC0415 - only agents with a gateway pay for this import
+
+        self._socket_module = socket
+        self.forwarder = forwarder
+        self.read_timeout_s = read_timeout_s
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(16)
+        self.port = int(self._listener.getsockname()[1])
+        self._active = 0
+        self._lock = _thread.allocate_lock()
+        self._refusals: list[Any] = []
+        self._refusals_waiting = _thread.allocate_lock()
+        self._refusals_waiting.acquire()
+
+    def start(self) -> None:
+        """Serve in a thread of its own until the process ends."""
+        _thread.start_new_thread(self._accept_loop, ())
+        _thread.start_new_thread(self._refuse_loop, ())
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                time.sleep(0.01)  # out of descriptors (the agent's doing): retry shortly
+                continue
+            with self._lock:
+                busy = self._active >= GATEWAY_MAX_CONNECTIONS
+                if not busy:
+                    self._active += 1
+            if busy:
+                self._queue_refusal(conn)
+                continue
+            try:
+                _thread.start_new_thread(self._serve_one, (conn,))
+            except RuntimeError:  # no thread left (the agent's pids): refuse it
+                with self._lock:
+                    self._active -= 1
+                self._queue_refusal(conn)
+
+    def _queue_refusal(self, conn: Any) -> None:
+        """Hand a connection over the limit to the one refusing thread (which reads its request
+        before answering 429, so the client reads the answer rather than a reset); past
+        ``GATEWAY_REFUSAL_QUEUE`` waiting ones it is closed at once."""
+        with self._lock:
+            if len(self._refusals) >= GATEWAY_REFUSAL_QUEUE:
+                conn.close()
+                return
+            self._refusals.append(conn)
+            if self._refusals_waiting.locked():
+                self._refusals_waiting.release()
+
+    def _refuse_loop(self) -> None:
+        while True:
+            self._refusals_waiting.acquire()
+            while True:
+                with self._lock:
+                    if not self._refusals:
+                        break
+                    conn = self._refusals.pop(0)
+                try:
+                    self._read_briefly(conn, time.perf_counter() + GATEWAY_REFUSAL_READ_S)
+                    self._respond(
+                        conn,
+                        *_gateway_error(
+                            429,
+                            f"more than {GATEWAY_MAX_CONNECTIONS} connections at once to the "
+                            "model gateway: make your calls one after another",
+                            "rate_limit_error",
+                            "concurrent_calls",
+                        ),
+                    )
+                except OSError:
+                    pass
+                self._close(conn, GATEWAY_REFUSAL_READ_S)
+
+    def _read_briefly(self, conn: Any, deadline: float) -> None:
+        """Read a request's head and body (dropped) until it is whole or ``deadline``."""
+        data = bytearray()
+        wanted = -1
+        while wanted < 0 or len(data) < wanted:
+            chunk = self._recv(conn, deadline)
+            if not chunk:
+                return
+            data += chunk
+            if wanted < 0 and b"\r\n\r\n" in data:
+                head, _, _ = bytes(data).partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                        length = int(value.strip())
+                wanted = len(head) + 4 + min(length, GATEWAY_MAX_BODY_BYTES)
+            if len(data) > GATEWAY_MAX_HEAD_BYTES + GATEWAY_MAX_BODY_BYTES:
+                return
+
+    def _serve_one(self, conn: Any) -> None:
+        try:
+            status, body = self._handle(conn)
+            self._respond(conn, status, body)
+        except OSError:
+            pass  # the agent closed its end: nobody to answer
+        except Exception as exc:  # never let a request kill the endpoint's thread silently
+            try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
+                self._respond(conn, *_gateway_error(500, _safe_str(exc), "api_error", "internal"))
+            except OSError:
+                pass
+        finally:
+            self._close(conn)
+            with self._lock:
+                self._active -= 1
+
+    def _close(self, conn: Any, linger_s: float = 0.2) -> None:
+        """Close after the answer, reading (briefly, boundedly) what the client still sends: a
+        socket closed with unread input resets the connection, and the client could lose the
+        answer before reading it."""
+        try:
+            conn.shutdown(self._socket_module.SHUT_WR)
+            conn.settimeout(linger_s)
+            for _ in range(16):
+                if not conn.recv(65536):
+                    break
+        except OSError:
+            pass
+        conn.close()
+
+    def _handle(self, conn: Any) -> tuple[int, Any]:
+        deadline = time.perf_counter() + self.read_timeout_s
+        data = bytearray()
+        while b"\r\n\r\n" not in data:
+            if len(data) > GATEWAY_MAX_HEAD_BYTES:
+                return _gateway_error(
+                    431,
+                    "the request's head is too large",
+                    "invalid_request_error",
+                    "head_too_large",
+                )
+            chunk = self._recv(conn, deadline)
+            if chunk is None:
+                return _gateway_error(
+                    408,
+                    f"the request did not arrive within {self.read_timeout_s:g} s",
+                    "invalid_request_error",
+                    "slow_request",
+                )
+            if not chunk:
+                raise OSError("closed")
+            data += chunk
+        head, _, rest = bytes(data).partition(b"\r\n\r\n")
+        if len(head) > GATEWAY_MAX_HEAD_BYTES:
+            return _gateway_error(
+                431, "the request's head is too large", "invalid_request_error", "head_too_large"
+            )
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return _gateway_error(
+                400, "not an HTTP/1.x request line", "invalid_request_error", "malformed_http"
+            )
+        method, target = parts[0], parts[1]
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if not sep:
+                return _gateway_error(
+                    400, "a malformed header line", "invalid_request_error", "malformed_http"
+                )
+            headers[name.strip().lower()] = value.strip()
+        path = target.split("?", 1)[0]
+        if path.startswith("http://") or path.startswith("https://"):
+            path = "/" + path.split("/", 3)[-1] if path.count("/") >= 3 else "/"
+        path = path.rstrip("/") or "/"
+        if path not in GATEWAY_PATHS:
+            return _gateway_error(
+                404,
+                f"no such path {path[:200]!r}: the gateway serves {', '.join(GATEWAY_PATHS)}",
+                "invalid_request_error",
+                "unknown_path",
+            )
+        if "transfer-encoding" in headers:
+            return _gateway_error(
+                411,
+                "send the body with a Content-Length (no chunked encoding)",
+                "invalid_request_error",
+                "length_required",
+            )
+        try:
+            length = int(headers.get("content-length", "0"))
+            if length < 0:
+                raise ValueError(length)
+        except ValueError:
+            return _gateway_error(
+                400, "an invalid Content-Length", "invalid_request_error", "malformed_http"
+            )
+        if length > GATEWAY_MAX_BODY_BYTES:
+            # Read what a client sends anyway (up to a bound, within the request's time), so
+            # that it reads this answer instead of a connection reset in the middle of its send.
+            self._discard(conn, min(length, GATEWAY_DISCARD_MAX_BYTES) - len(rest), deadline)
+            return _gateway_error(
+                413,
+                f"the request's body is over {GATEWAY_MAX_BODY_BYTES} bytes: send a shorter prompt",
+                "invalid_request_error",
+                "request_too_large",
+            )
+        body = bytearray(rest)
+        while len(body) < length:
+            chunk = self._recv(conn, deadline)
+            if chunk is None:
+                return _gateway_error(
+                    408,
+                    f"the request did not arrive within {self.read_timeout_s:g} s",
+                    "invalid_request_error",
+                    "slow_request",
+                )
+            if not chunk:
+                raise OSError("closed")
+            body += chunk
+        authorization = headers.get("authorization", "")
+        token = authorization[7:].strip() if authorization[:7].lower() == "bearer " else ""
+        text = bytes(body[:length]).decode("utf-8", "replace")
+        return self.forwarder.forward(method, path, token[:512], text)
+
+    def _discard(self, conn: Any, size: int, deadline: float) -> None:
+        while size > 0:
+            chunk = self._recv(conn, deadline)
+            if not chunk:
+                return
+            size -= len(chunk)
+
+    def _recv(self, conn: Any, deadline: float) -> bytes | None:
+        """Some bytes, ``b""`` at the end, ``None`` once the request's time is over."""
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return None
+        conn.settimeout(remaining)
+        try:
+            return bytes(conn.recv(65536))
+        except self._socket_module.timeout:
+            return None
+
+    def _respond(self, conn: Any, status: int, body: Any) -> None:
+        payload = _dumps(body).encode()
+        head = (
+            f"HTTP/1.1 {status} {_HTTP_REASONS.get(status, 'Error')}\r\n"
+            "Content-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\n"
+            "Connection: close\r\n"
+        )
+        if status != 200:
+            # The platform already retried what it could: the SDK must not retry on its own.
+            head += "x-should-retry: false\r\n"
+        conn.settimeout(self.read_timeout_s)
+        conn.sendall(head.encode() + b"\r\n" + payload)
 
 
 def main() -> int:

@@ -14,6 +14,7 @@ filesystem isolation, and a daemon that starts its own session outlives the matc
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import resource
 import select
@@ -25,7 +26,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.limits import SandboxLimits
@@ -81,6 +82,15 @@ class ProcessAgentHandle(HarnessHandle):
         # Set from outside, after the fork: a preexec_fn is unsafe in a threaded controller, and
         # the harness runs no agent code before the load request we have not sent yet.
         self._set_rlimits(self._process.pid)
+
+    def _gateway_setting(self) -> dict[str, Any]:
+        # No site-packages here (``-I -S``): the harness adds the directory holding this
+        # controller's ``openai`` package, so an agent's ``OpenAI()`` works as in the image.
+        setting = super()._gateway_setting()
+        spec = importlib.util.find_spec("openai")
+        if spec is not None and spec.origin is not None:
+            setting["sys_path"] = [str(Path(spec.origin).parent.parent)]
+        return setting
 
     def _set_rlimits(self, pid: int) -> None:
         mib = 1024 * 1024

@@ -3,7 +3,10 @@
 It replaces Docker's default profile, so it must deny what that one denies to an unprivileged
 container and, on top, what no agent needs: ptrace, process_vm_*, io_uring, keyctl, bpf,
 perf_event_open, userfaultfd, memfd_create and execveat (exec from memory), and every socket
-family but AF_UNIX.
+family but AF_UNIX, AF_INET and AF_INET6. The two internet families are there for the model
+gateway's endpoint on the container's loopback (``sandbox/harness.py``): with ``network_mode``
+``none`` the container's network namespace has ``lo`` and no other interface, so an internet
+socket reaches this container and nothing else (and raw sockets need ``CAP_NET_RAW``, dropped).
 
 It is a deny list (allow by default) rather than Docker's allow list: it reads as the list of
 what an agent may not do, and it is one layer among several that each hold on their own: no
@@ -21,6 +24,10 @@ from typing import Any
 EPERM = 1
 ENOSYS = 38
 AF_UNIX = 1
+AF_INET = 2
+AF_INET6 = 10
+#: The socket families an agent may open (see the module's docstring).
+ALLOWED_SOCKET_FAMILIES = (AF_UNIX, AF_INET, AF_INET6)
 ADDR_NO_RANDOMIZE = 0x0040000
 READ_IMPLIES_EXEC = 0x0400000
 
@@ -127,15 +134,8 @@ def build_profile() -> dict[str, Any]:
         {"names": names, "action": "SCMP_ACT_ERRNO", "errnoRet": EPERM},
         # clone3 passes its flags in memory seccomp cannot read: make the C library use clone.
         {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS},
-        # Only AF_UNIX sockets (the network is "none" anyway; this also closes netlink, packet
-        # and vsock sockets, which reach the kernel even without a network).
-        {
-            "names": ["socket", "socketpair"],
-            "action": "SCMP_ACT_ERRNO",
-            "errnoRet": EPERM,
-            "args": [_arg(0, AF_UNIX, "SCMP_CMP_NE")],
-        },
     ]
+    rules.extend(_socket_family_rules())
     # personality: no turning off address randomisation, no executable data.
     for flag in (ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC):
         rules.append(
@@ -169,6 +169,34 @@ def build_profile() -> dict[str, Any]:
         ],
         "syscalls": rules,
     }
+
+
+def _socket_family_rules() -> list[dict[str, Any]]:
+    """Deny every socket family but ``ALLOWED_SOCKET_FAMILIES`` (this closes netlink, packet and
+    vsock sockets, which reach the kernel even without a network). One comparison a rule: a
+    rule's comparisons are all required, and libseccomp takes one per argument. Any value above
+    the highest allowed family is denied, so upper bits set in the 64-bit register (the kernel
+    reads an int) can only deny more."""
+    allowed = sorted(ALLOWED_SOCKET_FAMILIES)
+    rules = [
+        {
+            "names": ["socket", "socketpair"],
+            "action": "SCMP_ACT_ERRNO",
+            "errnoRet": EPERM,
+            "args": [_arg(0, family, "SCMP_CMP_EQ")],
+        }
+        for family in range(allowed[-1])
+        if family not in allowed
+    ]
+    rules.append(
+        {
+            "names": ["socket", "socketpair"],
+            "action": "SCMP_ACT_ERRNO",
+            "errnoRet": EPERM,
+            "args": [_arg(0, allowed[-1], "SCMP_CMP_GT")],
+        }
+    )
+    return rules
 
 
 @cache

@@ -104,6 +104,12 @@ BENCHES = [
         (),
     ),
     (
+        "gateway_overhead.py",
+        ["--backend", "process", "--calls", "20"],
+        {"overhead_p50_ms", "overhead_p99_ms", "details"},
+        (),
+    ),
+    (
         "platform_flow.py",
         ["--uploads", "1", "--trainings", "1", "--ranked", "2"],
         {"upload_to_accepted_s", "ranked_matches_per_minute_one_worker"},

@@ -77,6 +77,9 @@ class CallResult:
     stdout: str = ""
     elapsed_ms: float = 0.0
     wall_ms: float | None = None
+    #: Time a sandboxed agent's model calls took through its gateway within this call (never
+    #: charged: it is out of ``elapsed_ms``); 0 without a gateway.
+    model_ms: float = 0.0
     cpu_ms: float | None = None
     freeze: str | None = None
 

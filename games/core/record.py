@@ -114,6 +114,9 @@ class LogEntry(TypedDict, total=False):
     #: CPU the agent's process used in its window, and how it was frozen afterwards.
     cpu_ms: float | None
     freeze: str | None
+    #: Time the agent's model calls took through its sandbox's gateway (not charged; absent
+    #: when it made none).
+    model_ms: float
     #: What went wrong in the call (an exception, a timeout, a crash), for the owner.
     error: str | None
     #: Why the action was refused, for the owner.

@@ -239,6 +239,9 @@ class _Match:
                 "freeze": result.freeze,
             }
         )
+        if result.model_ms:
+            # Time the agent's model calls took through its gateway: not charged, but shown.
+            entry["model_ms"] = round(result.model_ms, 3)
         if result.elapsed_ms / 1000 > budget:
             # The agent answered, but after its budget by its own clock: the same timeout.
             timeout = AgentTimeout(method, result.elapsed_ms / 1000, budget)

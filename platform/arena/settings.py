@@ -8,6 +8,7 @@ needs no server (kombu's filesystem transport) unless ``REDIS_URL`` is set.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -634,3 +635,25 @@ ARENA_LLM_ENTRANT_DAILY_CAP_USD = float(os.environ.get("ARENA_LLM_ENTRANT_DAILY_
 ARENA_LLM_MONTHLY_BUDGET_USD = float(os.environ.get("ARENA_LLM_MONTHLY_BUDGET_USD", "100"))
 #: The longest system-prompt addition an entrant may give (characters).
 ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS = int(os.environ.get("ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS", "2000"))
+
+# --- Code agents' model calls through the sandbox's gateway (docs/sandbox.md, docs/llm-seats.md)
+#: Model time a code agent has within one of its calls (its own 2 s clock stops meanwhile), and
+#: per game where a game needs more (JSON: {"game-id": seconds}); within a whole match.
+ARENA_AGENT_MODEL_TURN_S = float(os.environ.get("ARENA_AGENT_MODEL_TURN_S", "10"))
+ARENA_AGENT_MODEL_TURN_S_BY_GAME: dict[str, float] = {
+    str(k): float(v)
+    for k, v in json.loads(os.environ.get("ARENA_AGENT_MODEL_TURN_S_BY_GAME", "{}")).items()
+}
+ARENA_AGENT_MODEL_MATCH_S = float(os.environ.get("ARENA_AGENT_MODEL_MATCH_S", "300"))
+#: Model calls within one of the agent's calls; more get HTTP 429 at once.
+ARENA_AGENT_MODEL_CALLS_PER_TURN = int(os.environ.get("ARENA_AGENT_MODEL_CALLS_PER_TURN", "32"))
+#: Tries of one agent's call when the provider fails, before the agent gets HTTP 503.
+ARENA_AGENT_MODEL_ATTEMPTS = int(os.environ.get("ARENA_AGENT_MODEL_ATTEMPTS", "2"))
+#: What one user's agents may spend on model calls per UTC day and per calendar month (USD),
+#: whatever budgets the user sets on them.
+ARENA_AGENT_MODEL_USER_DAY_CAP_USD = float(
+    os.environ.get("ARENA_AGENT_MODEL_USER_DAY_CAP_USD", "5")
+)
+ARENA_AGENT_MODEL_USER_MONTH_CAP_USD = float(
+    os.environ.get("ARENA_AGENT_MODEL_USER_MONTH_CAP_USD", "50")
+)

@@ -10,8 +10,14 @@ The image is ``sandbox/image/Dockerfile`` on top of a base holding python3:
   python3, essential packages only, no docs, no setuid bits) piped into ``docker import``;
 * ``--base debian`` always makes (or reuses) that Debian base; any other value is an image name.
 
-``--if-missing`` does nothing when the image exists and holds the current ``harness.py`` (its
-sha256 is a label), so ``make test`` rebuilds only after the harness changed.
+The image also holds the agent's OpenAI client: the wheels of ``requirements.txt`` (each pinned
+with its sha256), downloaded here on the host with ``pip download --require-hashes`` for CPython
+3.11 on manylinux2014 into ``~/.cache/agent-arena/wheels`` (kept between builds) and copied into
+the build context; the build itself fetches nothing.
+
+``--if-missing`` does nothing when the image exists and holds the current ``harness.py`` and
+``requirements.txt`` (their sha256 are labels), so ``make test`` rebuilds only after either
+changed.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -39,6 +46,10 @@ DEBIAN_BASE = "agent-arena-sandbox-base:bookworm"
 #: The base used where a registry answers.
 REGISTRY_BASE = "python:3.11-slim-bookworm"
 HARNESS_LABEL = "arena.sandbox.harness-sha256"
+REQUIREMENTS = HERE / "requirements.txt"
+REQUIREMENTS_LABEL = "arena.sandbox.requirements-sha256"
+#: Where downloaded wheels are kept between builds.
+WHEEL_CACHE = Path.home() / ".cache" / "agent-arena" / "wheels"
 DEBIAN_MIRRORS = (
     "deb http://deb.debian.org/debian bookworm main",
     "deb http://deb.debian.org/debian bookworm-updates main",
@@ -51,13 +62,62 @@ def harness_sha256() -> str:
     return hashlib.sha256(HARNESS.read_bytes()).hexdigest()
 
 
+def requirements_sha256() -> str:
+    """The sha256 of ``sandbox/image/requirements.txt``, stored as a label on the image."""
+    return hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+
+
 def image_is_current(client: Any, tag: str) -> bool:
-    """True when ``tag`` exists and was built from the current harness."""
+    """True when ``tag`` exists and was built from the current harness and requirements."""
     try:
         labels = client.api.inspect_image(tag)["Config"].get("Labels") or {}
     except docker.errors.ImageNotFound:
         return False
-    return bool(labels.get(HARNESS_LABEL) == harness_sha256())
+    return bool(
+        labels.get(HARNESS_LABEL) == harness_sha256()
+        and labels.get(REQUIREMENTS_LABEL) == requirements_sha256()
+    )
+
+
+def download_wheels(destination: Path) -> None:
+    """The wheels of ``requirements.txt``, every hash checked by pip, into ``destination``."""
+    machine = os.uname().machine or "x86_64"
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--require-hashes",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--implementation=cp",
+        "--python-version=3.11",
+        f"--platform=manylinux2014_{machine}",
+        f"--platform=manylinux_2_17_{machine}",
+        "--dest",
+        str(WHEEL_CACHE),
+        "-r",
+        str(REQUIREMENTS),
+    ]
+    try:
+        subprocess.run(command, check=True, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SystemExit(
+            f"make image: could not download the agent's wheels ({exc}); a package index must "
+            "answer pip (or put the wheels of sandbox/image/requirements.txt in "
+            f"{WHEEL_CACHE})"
+        ) from None
+    wanted = {
+        line.split("--hash=sha256:", 1)[1].split()[0]
+        for line in REQUIREMENTS.read_text().splitlines()
+        if "--hash=sha256:" in line
+    }
+    destination.mkdir()
+    for wheel in WHEEL_CACHE.glob("*.whl"):
+        if hashlib.sha256(wheel.read_bytes()).hexdigest() in wanted:
+            shutil.copy(wheel, destination / wheel.name)
 
 
 def _image_id(client: Any, name: str) -> str | None:
@@ -133,10 +193,17 @@ def build(client: Any, tag: str, base: str) -> None:
     with tempfile.TemporaryDirectory(prefix="arena-image-") as context:
         shutil.copy(HERE / "Dockerfile", Path(context) / "Dockerfile")
         shutil.copy(HARNESS, Path(context) / "harness.py")
+        shutil.copy(REQUIREMENTS, Path(context) / "requirements.txt")
+        shutil.copy(HERE / "install_wheels.py", Path(context) / "install_wheels.py")
+        download_wheels(Path(context) / "wheels")
         stream = client.api.build(
             path=context,
             tag=tag,
-            buildargs={"BASE": base, "HARNESS_SHA256": harness_sha256()},
+            buildargs={
+                "BASE": base,
+                "HARNESS_SHA256": harness_sha256(),
+                "REQUIREMENTS_SHA256": requirements_sha256(),
+            },
             rm=True,
             forcerm=True,
             pull=False,

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
+import threading
 from collections.abc import Iterator
 
 import pytest
 
+from llm_seat.gateway import BudgetSpent
+from llm_seat.handle import CallRecord
 from sandbox import SANDBOX_IMAGE, SandboxLimits
 from tests.conftest import require_part
 
@@ -56,3 +60,24 @@ PLAY_HIGHEST = """
 def on_turn(self, state):
     return {"type": "play_card", "card": max(state["hand"])}
 """
+
+
+class CountingHooks:
+    """A payer with a budget of ``cap_calls`` calls and a ledger in a list (thread-safe)."""
+
+    def __init__(self, cap_calls: int | None = None) -> None:
+        self.cap_calls = cap_calls
+        self.records: list[CallRecord] = []
+        self.lock = threading.Lock()
+
+    def slot(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def before_call(self) -> None:
+        with self.lock:
+            if self.cap_calls is not None and len(self.records) >= self.cap_calls:
+                raise BudgetSpent(f"the test's budget of {self.cap_calls} calls is spent")
+
+    def record(self, call: CallRecord) -> None:
+        with self.lock:
+            self.records.append(call)

@@ -150,3 +150,80 @@ def test_a_loaded_host_is_not_charged_to_an_agent_that_computes() -> None:
         assert 0.9 * turn["cpu_ms"] <= turn["elapsed_ms"] <= 1.3 * turn["cpu_ms"] + 50, turn
     waited = [t["wall_ms"] - t["elapsed_ms"] for t in turns]
     assert max(waited) > 100, f"the busy loops took nothing from the agent: {waited}"
+
+
+#: The starter, except that in its first three turns it asks the model twice (1.2 s each: more
+#: model time in one turn than its whole 2 s budget) through the gateway with the openai SDK.
+MODEL_CALLER = (
+    "from openai import OpenAI\n\nclient = OpenAI()  # at load, as the SDK's docs write it\n"
+    + STARTER
+    + """
+
+_Plain = Agent
+
+
+class Agent(_Plain):
+    def on_turn(self, state):
+        self.asked = getattr(self, "asked", 0) + 1
+        if self.asked <= 3:
+            for _ in range(2):
+                reply = client.chat.completions.create(
+                    model="tiny", messages=[{"role": "user", "content": "split or steal?"}]
+                )
+                print("MODEL", reply.choices[0].message.content)
+        return super().on_turn(state)
+"""
+)
+#: The starter, except that its first three turns spin the CPU for 1.2 s of its own time.
+BUSY = (
+    STARTER
+    + """
+
+_Idle = Agent
+
+
+class Agent(_Idle):
+    def on_turn(self, state):
+        self.spun = getattr(self, "spun", 0) + 1
+        if self.spun <= 3:
+            end = __import__("time").perf_counter() + 1.2
+            while __import__("time").perf_counter() < end:
+                pass
+        return super().on_turn(state)
+"""
+)
+
+
+def test_a_model_calling_agent_beside_a_busy_one_is_charged_only_its_own_time(
+    storm: dict[str, int],
+) -> None:
+    from devtools.fakemodel import FakeModel
+    from llm_seat import Endpoint
+    from llm_seat.gateway import ClientBackend, GatewayModel
+    from sandbox import ModelGateway
+
+    with FakeModel(default=("slow", 1.2, "split")) as fake:
+        endpoint = Endpoint(name="tiny", base_url=fake.base_url, model="fake")
+        gateway = ModelGateway(ClientBackend([GatewayModel(name="tiny", endpoint=endpoint)]))
+        handles = [
+            create_handle(MODEL_CALLER, name="caller", limits=SandboxLimits(), gateway=gateway),
+            create_handle(BUSY, name="busy", limits=SandboxLimits()),
+        ]
+        record = play_match(
+            "split-or-steal", handles, seed=5, config=CONFIG, settings=MatchSettings()
+        )
+    assert record.platform_error is None, record.platform_error
+    assert [str(s.reason) for s in record.seats] == ["normal", "normal"], [
+        (e["method"], e.get("elapsed_ms"), e.get("wall_ms"), e.get("model_ms"))
+        for e in record.log
+        if e.get("error")
+    ]
+    assert record.turns == 100
+    asked = [
+        e for e in record.log if e.get("seat") == 0 and "MODEL split" in (e.get("stdout") or "")
+    ]
+    assert len(asked) == 3
+    for entry in asked:
+        # 2.4 s waited on the model, more than the whole budget, none of it charged.
+        assert entry["wall_ms"] > 2400 > 2000 > entry["elapsed_ms"]
+    assert gateway.calls == 6

@@ -6,7 +6,10 @@ Each file says what it does in its docstring and what must happen in ``EXPECT`` 
 show (proof the attack ran) or must not show (proof it failed), ``alone`` to run it while no other
 match runs, ``repeat`` to play it that many times in a row (every record is checked),
 ``wall_over_charged_ms`` for a call whose controller wall time must exceed the time charged by at
-least that much (a forged window, logged as such). ``EXPECT["process"]``, when
+least that much (a forged window, logged as such), ``gateway`` to give the hostile agent a model
+gateway (its figures: ``cap_calls`` a budget in calls, ``calls_per_turn``, ``read_timeout_s``)
+over an instant loopback fake model, and ``gateway_records`` for the exact number of calls that
+must reach the model and the ledger. ``EXPECT["process"]``, when
 present, overrides those for the process backend and opts the file in there; files without it
 are docker only (most attacks only mean something against real isolation).
 
@@ -22,15 +25,26 @@ from __future__ import annotations
 
 import ast
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from devtools.fakemodel import FakeModel
 from games.core import MatchRecord, MatchSettings, play_match
-from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
-from tests.sandbox.conftest import docker_available, require_docker
+from llm_seat import Endpoint
+from llm_seat.gateway import ClientBackend, GatewayModel
+from sandbox import (
+    ModelAllowance,
+    ModelGateway,
+    SandboxLimits,
+    create_handle,
+    drain_warm_pool,
+    start_warm_pool,
+)
+from tests.sandbox.conftest import CountingHooks, docker_available, require_docker
 from tests.sandbox.hostile_variants import VARIANTS
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -90,16 +104,44 @@ def play_all(name: str, backend: str) -> list[MatchRecord]:
     return [play(name, backend) for _ in range(int(expect.get("repeat", 1)))]
 
 
+_fake_model: FakeModel | None = None
+_fake_model_lock = threading.Lock()
+#: The ledger of each hostile gateway match: (file, backend) -> one list of calls a match.
+LEDGERS: dict[tuple[str, str], list[list[Any]]] = {}
+
+
+def hostile_gateway(spec: dict[str, Any]) -> tuple[ModelGateway, CountingHooks]:
+    """A gateway over one instant loopback model shared by the suite, with its own ledger."""
+    global _fake_model
+    with _fake_model_lock:
+        if _fake_model is None:
+            _fake_model = FakeModel(default=("answer", "ok")).__enter__()
+    hooks = CountingHooks(cap_calls=spec.get("cap_calls"))
+    endpoint = Endpoint(name="tiny", base_url=_fake_model.base_url, model="fake")
+    backend = ClientBackend([GatewayModel(name="tiny", endpoint=endpoint, hooks=hooks)])
+    allowance = ModelAllowance(calls_per_turn=spec.get("calls_per_turn", 32))
+    gateway = ModelGateway(
+        backend, allowance=allowance, read_timeout_s=spec.get("read_timeout_s", 5.0)
+    )
+    return gateway, hooks
+
+
 def play(name: str, backend: str) -> MatchRecord:
     """One match: the hostile file in seat 0, the opponent in seat 1, both sandboxed."""
     expect = expectation(name, backend) or {}
     limits = SandboxLimits()
     opponent = OPPONENT.format(sleep=expect.get("opponent_sleep_s", 0))
+    gateway, hooks = (None, None)
+    if "gateway" in expect:
+        gateway, hooks = hostile_gateway(expect["gateway"])
     handles = [
-        create_handle(source(name), name=name, backend=backend, limits=limits),
+        create_handle(source(name), name=name, backend=backend, limits=limits, gateway=gateway),
         create_handle(opponent, name="opponent", backend=backend, limits=limits),
     ]
-    return play_match("simple-card", handles, seed=7, settings=MatchSettings())
+    record = play_match("simple-card", handles, seed=7, settings=MatchSettings())
+    if hooks is not None:
+        LEDGERS.setdefault((name, backend), []).append(list(hooks.records))
+    return record
 
 
 def _stdout(record: MatchRecord, seat: int) -> str:
@@ -151,10 +193,16 @@ def docker_results() -> dict[str, Any]:
     return {"records": records, "fds": (fds_before, fds_after), "left": left}
 
 
-def check(records: list[MatchRecord], expect: dict[str, Any], name: str) -> None:
+def check(
+    records: list[MatchRecord], expect: dict[str, Any], name: str, backend: str = "docker"
+) -> None:
     """The assertions every hostile match must pass, for each of the file's matches."""
     for record in records:
         check_one(record, expect, name)
+    if "gateway_records" in expect:
+        for ledger in LEDGERS[(name, backend)]:
+            assert len(ledger) == expect["gateway_records"], f"{name}: {len(ledger)} calls"
+            assert all(call.outcome == "answered" for call in ledger)
 
 
 def check_one(record: MatchRecord, expect: dict[str, Any], name: str) -> None:
@@ -221,4 +269,4 @@ def test_hostile_agent_in_the_process_backend(
 ) -> None:
     expect = expectation(name, "process")
     assert expect is not None
-    check(process_results[name], expect, name)
+    check(process_results[name], expect, name, "process")

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.db.models import QuerySet, Sum
 from django.http import HttpRequest
 
-from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
+from arena.llm.models import AgentModelPolicy, LanguageModel, ModelCall, ModelEntrantConfig
 
 
 def _spend_usd(calls: QuerySet[ModelCall]) -> str:
@@ -26,9 +26,10 @@ class LanguageModelAdmin(admin.ModelAdmin[LanguageModel]):
         "concurrency",
         "requests_per_minute",
         "enabled",
+        "agents_may_call",
         "spend_usd",
     )
-    list_filter = ("enabled",)
+    list_filter = ("enabled", "agents_may_call")
 
     @admin.display(description="spend (USD)")
     def spend_usd(self, obj: LanguageModel) -> str:
@@ -85,3 +86,12 @@ class ModelCallAdmin(admin.ModelAdmin[ModelCall]):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(AgentModelPolicy)
+class AgentModelPolicyAdmin(admin.ModelAdmin[AgentModelPolicy]):
+    """What each code agent's version may call and spend (its owner sets it)."""
+
+    list_display = ("submission", "match_budget_usd", "day_budget_usd", "updated")
+    readonly_fields = ("submission",)
+    filter_horizontal = ("allowed_models",)

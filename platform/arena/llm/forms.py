@@ -36,3 +36,23 @@ class ModelEntrantForm(forms.Form):
         self.fields["game"].choices = [(g, g) for g in available_game_ids()]  # type: ignore[attr-defined]
         limit = settings.ARENA_LLM_SYSTEM_PROMPT_MAX_CHARS
         self.fields["system_prompt_addition"].max_length = limit  # type: ignore[attr-defined]
+
+
+class AgentModelsForm(forms.Form):
+    """The models a code agent's version may call through its sandbox's gateway, its budgets."""
+
+    models = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Models the operator lets agents call; your agent's calls are metered to you.",
+    )
+    match_budget_usd = forms.DecimalField(
+        min_value=0, max_value=1000, decimal_places=4, initial=0, label="Budget per match (USD)"
+    )
+    day_budget_usd = forms.DecimalField(
+        min_value=0, max_value=1000, decimal_places=4, initial=0, label="Budget per day (USD)"
+    )
+
+    def __init__(self, *args: Any, models: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["models"].choices = models  # type: ignore[attr-defined]

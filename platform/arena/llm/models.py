@@ -49,6 +49,11 @@ class LanguageModel(models.Model):
     concurrency = models.PositiveIntegerField(default=4)
     requests_per_minute = models.PositiveIntegerField(default=60)
     enabled = models.BooleanField(default=True)
+    #: Whether code agents may call this model through the sandbox's gateway (their owner pays).
+    agents_may_call = models.BooleanField(
+        default=False,
+        help_text="code agents may call this model through the sandbox's gateway (owners pay)",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -78,6 +83,29 @@ class ModelEntrantConfig(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission} on {self.model.name}"
+
+
+class AgentModelPolicy(models.Model):
+    """Which models a code agent's version may call through its sandbox's gateway, and what its
+    owner lets it spend (docs/llm-seats.md, "Code agents that call a model"). Not part of the
+    immutable code: the owner changes it at any time, the next match reads it."""
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, related_name="agent_model_policy"
+    )
+    #: The models it may call (each one the operator allows agents to call); the first by name
+    #: is the default when a request names none.
+    allowed_models = models.ManyToManyField(
+        LanguageModel, related_name="agent_policies", blank=True
+    )
+    #: What one match's calls may cost (USD); calls past it get HTTP 429.
+    match_budget_usd = models.DecimalField(max_digits=10, decimal_places=4, default=Decimal(0))
+    #: What this version's calls may cost in one UTC day, every match together (USD).
+    day_budget_usd = models.DecimalField(max_digits=10, decimal_places=4, default=Decimal(0))
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"models of {self.submission}"
 
 
 class ModelCall(models.Model):

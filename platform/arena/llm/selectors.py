@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.db.models import Sum
 from django.utils import timezone
 
-from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
+from arena.llm.models import AgentModelPolicy, LanguageModel, ModelCall, ModelEntrantConfig
 from arena.submissions.models import Submission
 
 
@@ -80,4 +80,55 @@ def match_uses_models(*, match_id: int, submission_ids: Iterable[int]) -> bool:
     model call in its ledger (a code agent's or a judge's)."""
     return bool(model_entrant_ids(submission_ids)) or (
         ModelCall.objects.filter(match_id=match_id).exists()
+    )
+
+
+def models_agents_may_call() -> list[LanguageModel]:
+    """The models the operator lets code agents call (enabled ones)."""
+    return list(LanguageModel.objects.filter(enabled=True, agents_may_call=True))
+
+
+def agent_model_policy_of(submission: Submission) -> AgentModelPolicy | None:
+    """What a code agent's version may call and spend: its own choice, else that of the latest
+    earlier version of the same agent that has one (a new version keeps its models and budgets
+    until its owner changes them); ``None`` when its owner never set any."""
+    return (
+        AgentModelPolicy.objects.filter(
+            submission__agent_id=submission.agent_id,
+            submission__version__lte=submission.version,
+        )
+        .order_by("-submission__version")
+        .prefetch_related("allowed_models")
+        .first()
+    )
+
+
+def agent_callable_models(policy: AgentModelPolicy) -> list[LanguageModel]:
+    """The policy's models the operator still lets agents call, by name (the first is the
+    default)."""
+    return sorted(
+        (m for m in policy.allowed_models.all() if m.enabled and m.agents_may_call),
+        key=lambda m: m.name,
+    )
+
+
+def agent_spend_today_usd(*, submission_id: int) -> Decimal:
+    """What one version's gateway calls cost since midnight UTC (every match)."""
+    return _sum(
+        ModelCall.objects.filter(
+            purpose=ModelCall.Purpose.AGENT, submission_id=submission_id, created__gte=_day_start()
+        )
+    )
+
+
+def owner_agent_spend_usd(*, owner_id: int, month: bool = False) -> Decimal:
+    """What one user's agents' gateway calls cost since midnight UTC (or since the first of
+    the month with ``month``)."""
+    start = _day_start().replace(day=1) if month else _day_start()
+    return _sum(
+        ModelCall.objects.filter(
+            purpose=ModelCall.Purpose.AGENT,
+            submission__agent__owner_id=owner_id,
+            created__gte=start,
+        )
     )

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from arena.accounts.models import User
-from arena.errors import Refused
-from arena.llm.models import LanguageModel, ModelCall, ModelEntrantConfig
-from arena.llm.selectors import spend_month_usd, spend_today_usd
+from arena.errors import Forbidden, Refused
+from arena.llm.models import AgentModelPolicy, LanguageModel, ModelCall, ModelEntrantConfig
+from arena.llm.selectors import models_agents_may_call, spend_month_usd, spend_today_usd
 from arena.submissions.models import Agent, Submission
 from games.core import UnknownGameError, get_game_spec
 from llm_seat.handle import CallRecord
@@ -205,3 +205,47 @@ def model_entrants_pause_over_budget() -> int:
             model_entrant_pause(config=config, reason=reason)
             paused += 1
     return paused
+
+
+def _budget(value: Any, what: str) -> Decimal:
+    number = _float_in(value, 0.0, 1000.0, what)
+    return Decimal(str(number or 0)).quantize(Decimal("0.0001"))
+
+
+@transaction.atomic
+def agent_model_policy_set(
+    *,
+    submission: Submission,
+    user: User,
+    model_names: list[str],
+    match_budget_usd: Any,
+    day_budget_usd: Any,
+) -> AgentModelPolicy:
+    """Let a code agent's version call ``model_names`` through its sandbox's gateway, within a
+    budget per match and per UTC day (USD; 0 with no model: no calls). Only the owner may, only
+    for uploaded code, only models the operator lets agents call."""
+    if submission.agent.owner_id != user.pk:
+        raise Forbidden("only the agent's owner chooses the models it may call")
+    if submission.house_bot or hasattr(submission, "model_entrant"):
+        raise Refused("only uploaded code calls models through the gateway")
+    names = sorted({str(n).strip() for n in model_names if str(n).strip()})
+    models = list(LanguageModel.objects.filter(name__in=names, enabled=True, agents_may_call=True))
+    unknown = sorted(set(names) - {m.name for m in models})
+    if unknown:
+        callable_names = ", ".join(m.name for m in models_agents_may_call()) or "none"
+        raise Refused(
+            f"agents may not call {', '.join(unknown)}: the models agents may call are "
+            f"{callable_names}"
+        )
+    match_budget = _budget(match_budget_usd, "the budget per match (USD)")
+    day_budget = _budget(day_budget_usd, "the budget per day (USD)")
+    if models and match_budget > day_budget:
+        raise Refused(
+            "the budget per match is over the budget per day: raise the day's or lower the match's"
+        )
+    policy, _ = AgentModelPolicy.objects.select_for_update().get_or_create(submission=submission)
+    policy.match_budget_usd = match_budget
+    policy.day_budget_usd = day_budget
+    policy.save()
+    policy.allowed_models.set(models)
+    return policy

@@ -10,13 +10,20 @@ from django.shortcuts import redirect, render
 
 from arena.accounts.selectors import signed_in_user
 from arena.errors import Forbidden, NotFound, RateLimited, Refused
-from arena.llm.forms import ModelEntrantForm
+from arena.llm.forms import AgentModelsForm, ModelEntrantForm
 from arena.llm.models import ModelCall
-from arena.llm.selectors import match_model_calls, models_enabled
+from arena.llm.selectors import (
+    agent_model_policy_of,
+    match_model_calls,
+    models_agents_may_call,
+    models_enabled,
+)
+from arena.llm.services import agent_model_policy_set
 from arena.matches.logstore import match_log_entries
 from arena.matches.models import Match
 from arena.matches.selectors import match_get_visible, owned_seats
 from arena.matches.visibility import RETRY_FIELDS, round_reveals
+from arena.submissions.selectors import submission_get_owned
 from arena.workflows.llm import model_entrant_submit
 from games.core import get_game_spec
 
@@ -95,3 +102,42 @@ def match_calls(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(
         request, "llm/match_calls.html", {"match": match, "rows": rows, "owner_cost": total}
     )
+
+
+@login_required
+def agent_models(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """The owner's form: which models this version may call, its budgets per match and day."""
+    user = signed_in_user(request)
+    try:
+        submission = submission_get_owned(submission_id=submission_id, user=user)
+    except (NotFound, Forbidden):
+        raise Http404("no such submission of yours") from None
+    policy = agent_model_policy_of(submission)
+    choices = [(m.name, f"{m.display_name} ({m.model_id})") for m in models_agents_may_call()]
+    initial = {
+        "models": [m.name for m in policy.allowed_models.all()] if policy else [],
+        "match_budget_usd": policy.match_budget_usd if policy else 0,
+        "day_budget_usd": policy.day_budget_usd if policy else 0,
+    }
+    form = AgentModelsForm(request.POST or None, models=choices, initial=initial)
+    error, status, saved = "", 200, False
+    if request.method == "POST" and form.is_valid():
+        try:
+            agent_model_policy_set(
+                submission=submission,
+                user=user,
+                model_names=list(form.cleaned_data["models"]),
+                match_budget_usd=form.cleaned_data["match_budget_usd"],
+                day_budget_usd=form.cleaned_data["day_budget_usd"],
+            )
+        except Refused as exc:
+            error, status = exc.message, exc.status
+        else:
+            saved = True
+    response = render(
+        request,
+        "llm/agent_models.html",
+        {"form": form, "submission": submission, "error": error, "saved": saved},
+    )
+    response.status_code = status
+    return response

@@ -33,6 +33,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from arena import metrics
+from arena.llm.gateways import agent_gateway
 from arena.llm.seats import model_seat
 from arena.llm.selectors import model_entrant_of
 from arena.matches.models import DONE_STATUSES, Match
@@ -142,6 +143,8 @@ def make_handle(
     ``match_attempt`` label its ledger rows, ``validation`` makes a dead endpoint reject it and
     ``model_move_budget_s`` is its match's budget per move (empty: the platform's). An active
     submission's sandbox may be a container that served its last match here (``reuse_key``).
+    Uploaded code whose owner allowed it models gets its model gateway (``arena.llm.gateways``),
+    in every kind of match alike.
     """
     if submission.house_bot:
         bot_class = house_bot_class(submission.agent.game, submission.house_bot)
@@ -165,6 +168,9 @@ def make_handle(
         match=None if match_id is None else str(match_id),
         instance=settings.ARENA_INSTANCE_ID,
         reuse_key=None if validation else reuse_key(submission),
+        gateway=agent_gateway(
+            submission, match_id=match_id, match_attempt=match_attempt, seat=seat
+        ),
     )
 
 

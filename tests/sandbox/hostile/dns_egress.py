@@ -1,6 +1,6 @@
 """DNS egress: resolves a name, then sends a raw DNS query over UDP.
 
-Expected (docker): both fail (no resolver, no network, AF_INET denied); normal end.
+Expected (docker): both fail (no resolver, no network: only the loopback); normal end.
 """
 EXPECT = {'reason': 'normal', 'stdout_has': ['BLOCKED dns', 'BLOCKED udp'], 'stdout_lacks': ['ESCAPED']}
 import socket

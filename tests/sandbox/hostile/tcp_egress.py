@@ -1,7 +1,7 @@
 """TCP egress: connects to public addresses and to the Docker host's gateway.
 
-Expected (docker): no network (network_mode none) and AF_INET sockets denied by seccomp; every
-attempt fails, the agent plays on, the match ends normally.
+Expected (docker): no network (network_mode none: the container has only its loopback, where the
+model gateway listens); every attempt fails, the agent plays on, the match ends normally.
 """
 EXPECT = {'reason': 'normal', 'stdout_has': ['BLOCKED tcp'], 'stdout_lacks': ['ESCAPED']}
 import socket

@@ -1,0 +1,311 @@
+"""Code agents that call a model through the sandbox's gateway, on the platform: the operator's
+allow-list, the owner's models and budgets, the ledger under the agent and the match, the
+calls on the owner's match page and nobody else's (docs/llm-seats.md)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from devtools.fakemodel import FakeModel
+
+pytestmark = pytest.mark.django_db
+
+#: Asks the model at every turn and says what it got; plays its highest card either way.
+MODEL_AGENT = """
+import openai
+from openai import OpenAI
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def __init__(self):
+        self.client = OpenAI()
+
+    def on_turn(self, state):
+        try:
+            reply = self.client.chat.completions.create(
+                model="tiny", messages=[{"role": "user", "content": "round %d" % state["round"]}]
+            )
+            print("ANSWER", reply.choices[0].message.content)
+        except openai.APIStatusError as exc:
+            print("REFUSED", exc.status_code, exc.body.get("code"))
+        return {"type": "play_card", "card": max(state["hand"])}
+"""
+
+
+def _model(base_url: str, **fields: Any) -> Any:
+    from arena.llm.models import LanguageModel
+
+    # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call.
+    defaults: dict[str, Any] = {
+        "display_name": "Tiny",
+        "model_id": "fake",
+        "agents_may_call": True,
+        "price_input_per_mtok_usd": Decimal(1000),
+        "price_output_per_mtok_usd": Decimal(1000),
+    }
+    return LanguageModel.objects.create(name="tiny", base_url=base_url, **(defaults | fields))
+
+
+def test_only_the_owner_sets_models_and_only_ones_agents_may_call(make_user: Any) -> None:
+    from arena.errors import Forbidden, Refused
+    from arena.llm.models import LanguageModel
+    from arena.llm.services import agent_model_policy_set
+    from arena.submissions.services import submission_create
+
+    _model("http://127.0.0.1:9/v1")
+    LanguageModel.objects.create(
+        name="seats-only", display_name="S", base_url="http://127.0.0.1:9/v1", model_id="s"
+    )
+    alice, bob = make_user("alice"), make_user("bob")
+    submission = submission_create(owner=alice, source=MODEL_AGENT)
+    with pytest.raises(Forbidden):
+        agent_model_policy_set(
+            submission=submission, user=bob, model_names=["tiny"], match_budget_usd=1,
+            day_budget_usd=1,
+        )  # fmt: skip
+    with pytest.raises(Refused, match="agents may not call seats-only"):
+        agent_model_policy_set(
+            submission=submission, user=alice, model_names=["seats-only"], match_budget_usd=1,
+            day_budget_usd=1,
+        )  # fmt: skip
+    with pytest.raises(Refused, match="over the budget per day"):
+        agent_model_policy_set(
+            submission=submission, user=alice, model_names=["tiny"], match_budget_usd=2,
+            day_budget_usd=1,
+        )  # fmt: skip
+    policy = agent_model_policy_set(
+        submission=submission, user=alice, model_names=["tiny"], match_budget_usd="0.5",
+        day_budget_usd="2",
+    )  # fmt: skip
+    assert [m.name for m in policy.allowed_models.all()] == ["tiny"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["training", "ranked"])
+def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
+    kind: str, make_user: Any, committed: Any
+) -> None:
+    from arena.llm.models import ModelCall
+    from arena.llm.services import agent_model_policy_set
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.matches import match_run
+    from django.test import Client
+
+    alice, bob = make_user("alice"), make_user("bob")
+    with FakeModel(default=("answer", "THE-MODELS-ADVICE")) as fake:
+        _model(fake.base_url)
+        mine = submission_create(owner=alice, source=MODEL_AGENT)
+        agent_model_policy_set(
+            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.25",
+            day_budget_usd="1",
+        )  # fmt: skip
+        house = house_submission_ensure(game="simple-card", bot="highest")
+        match = match_create(kind=kind, submissions=[mine, house], seed=7)
+        assert match_run(match_id=match.pk) == "done"
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    rows = list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
+    # 0.11 USD a call against 0.25 a match: the third call starts at 0.22, the fourth is refused.
+    assert len(rows) == 3 == len(fake.requests)
+    assert {(r.purpose, r.submission_id, r.seat, r.outcome) for r in rows} == {
+        ("agent", mine.pk, 0, "answered")
+    }
+    assert rows[0].messages == [{"role": "user", "content": "round 1"}]
+    assert rows[0].round == 1
+    owner, other = Client(), Client()
+    owner.force_login(alice)
+    other.force_login(bob)
+    page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
+    assert "THE-MODELS-ADVICE" in page and "round 1" in page
+    theirs = other.get(f"/llm/matches/{match.pk}/")
+    assert theirs.status_code == 404 or "THE-MODELS-ADVICE" not in theirs.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_the_day_budget_and_the_users_cap_calls_are_refused(
+    make_user: Any, committed: Any, settings: Any
+) -> None:
+    from arena.llm.gateways import agent_gateway
+    from arena.llm.services import agent_model_policy_set
+    from arena.submissions.services import submission_create
+
+    alice = make_user("alice")
+    with FakeModel(default=("answer", "ok")) as fake:
+        _model(fake.base_url)
+        mine = submission_create(owner=alice, source=MODEL_AGENT)
+        agent_model_policy_set(
+            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.2",
+            day_budget_usd="0.2",
+        )  # fmt: skip
+        gateway = agent_gateway(mine, match_id=41)
+        assert gateway is not None
+        gateway.begin_call("on_turn", {"round": 1})
+        message = {
+            "token": gateway.token, "method": "POST", "path": "/v1/chat/completions",
+            "body": '{"model": "tiny", "messages": [{"role": "user", "content": "hi"}]}',
+        }  # fmt: skip
+        codes = [gateway.handle(message)[0] for _ in range(3)]
+        assert codes == [200, 200, 429]
+        status, body = gateway.handle(message)
+        assert "budget per match" in body["error"]["message"]
+        # A new match the same day: still refused (the day's spend is in the ledger).
+        second = agent_gateway(mine, match_id=42)
+        assert second is not None
+        second.begin_call("on_turn", {"round": 1})
+        status, body = second.handle({**message, "token": second.token})
+        assert status == 429 and "budget per day" in body["error"]["message"]
+        # The site's cap per user per day binds whatever the owner set.
+        settings.ARENA_AGENT_MODEL_USER_DAY_CAP_USD = 0.1
+        agent_model_policy_set(
+            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="1",
+            day_budget_usd="5",
+        )  # fmt: skip
+        third = agent_gateway(mine, match_id=43)
+        assert third is not None
+        third.begin_call("on_turn", {"round": 1})
+        status, body = third.handle({**message, "token": third.token})
+        assert status == 429 and "ARENA_AGENT_MODEL_USER_DAY_CAP_USD" in body["error"]["message"]
+    assert len(fake.requests) == 2
+
+
+def test_an_agent_without_models_gets_no_gateway(make_user: Any) -> None:
+    from arena.llm.gateways import agent_gateway
+    from arena.submissions.services import submission_create
+
+    mine = submission_create(owner=make_user("alice"), source=MODEL_AGENT)
+    assert agent_gateway(mine, match_id=1) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_sets_and_reads_a_versions_models(make_user: Any, client: Any) -> None:
+    from arena.submissions.services import submission_create
+
+    _model("http://127.0.0.1:9/v1")
+    alice, bob = make_user("alice"), make_user("bob")
+    mine = submission_create(owner=alice, source=MODEL_AGENT)
+    other = client.post(
+        "/api/token", {"username": "bob", "password": "pw-bob-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    token = client.post(
+        "/api/token", {"username": "alice", "password": "pw-alice-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    url = f"/api/submissions/{mine.pk}/models"
+    body = {"models": ["tiny"], "match_budget_usd": "0.5", "day_budget_usd": "2"}
+    answer = client.put(url, body, content_type="application/json", **auth)
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["models"] == ["tiny"] and answer.json()["callable"] == ["tiny"]
+    assert client.get(url, **auth).json()["match_budget_usd"] == "0.5000"
+    refused = client.put(url, {"models": ["nope"]}, content_type="application/json", **auth)
+    assert refused.status_code == 400 and "agents may not call nope" in refused.json()["error"]
+    theirs = client.put(
+        url, body, content_type="application/json", HTTP_AUTHORIZATION=f"Token {other}"
+    )
+    assert theirs.status_code == 403
+    del bob
+
+
+def test_the_owners_form_sets_the_models_and_a_new_version_keeps_them(
+    make_user: Any, client: Any
+) -> None:
+    from arena.llm.gateways import agent_gateway
+    from arena.submissions.services import submission_create
+
+    _model("http://127.0.0.1:9/v1")
+    alice, bob = make_user("alice"), make_user("bob")
+    first = submission_create(owner=alice, source=MODEL_AGENT)
+    url = f"/llm/submissions/{first.pk}/models/"
+    client.force_login(bob)
+    assert client.get(url).status_code == 404
+    client.force_login(alice)
+    assert "Tiny (fake)" in client.get(url).content.decode()
+    posted = client.post(
+        url, {"models": ["tiny"], "match_budget_usd": "0.5", "day_budget_usd": "2"}
+    )
+    assert posted.status_code == 200 and 'id="agent-models-saved"' in posted.content.decode()
+    page = client.get(f"/submissions/{first.pk}/").content.decode()
+    assert 'id="agent-models-link"' in page
+    second = submission_create(owner=alice, source=MODEL_AGENT + "\n# v2\n", name=first.agent.name)
+    assert second.version == 2
+    gateway = agent_gateway(second, match_id=5)
+    assert gateway is not None and gateway.backend.model_names() == ["tiny"]
+
+
+#: The way the hosted platforms' docs write an agent: the SDK, no arguments, one file.
+SDK_AGENT = """
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Agent:
+    GAME = "simple-card"
+
+    def on_turn(self, state):
+        if state["round"] == 1:
+            reply = client.chat.completions.create(
+                model="smollm2",
+                messages=[{"role": "user", "content": f"Pick one of {state['hand']}."}],
+                max_tokens=8,
+            )
+            print("SMOLLM2:", reply.choices[0].message.content)
+        return {"type": "play_card", "card": max(state["hand"])}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["training", "ranked"])
+def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
+    kind: str, make_user: Any, committed: Any, settings: Any
+) -> None:
+    from arena.llm.models import LanguageModel, ModelCall
+    from arena.llm.services import agent_model_policy_set
+    from arena.matches import sandboxing
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.matches import match_run
+    from django.test import Client
+
+    from devtools.localmodel import MISSING, local_model_server, server_python
+    from tests.conftest import require_part
+    from tests.sandbox.conftest import require_docker
+
+    require_docker()
+    require_part(server_python() is not None, MISSING)
+    settings.ARENA_SANDBOX_BACKEND = "docker"
+    sandboxing.sandbox_backend.cache_clear()
+    alice = make_user("alice")
+    with local_model_server() as url:
+        LanguageModel.objects.create(
+            name="smollm2", display_name="SmolLM2", base_url=url, model_id="smollm2",
+            agents_may_call=True,
+        )  # fmt: skip
+        mine = submission_create(owner=alice, source=SDK_AGENT)
+        agent_model_policy_set(
+            submission=mine, user=alice, model_names=["smollm2"], match_budget_usd="1",
+            day_budget_usd="1",
+        )  # fmt: skip
+        house = house_submission_ensure(game="simple-card", bot="highest")
+        match = match_create(kind=kind, submissions=[mine, house], seed=3)
+        assert match_run(match_id=match.pk) == "done"
+    sandboxing.sandbox_backend.cache_clear()
+    rows = list(ModelCall.objects.filter(match_id=match.pk, purpose="agent"))
+    # One call, or more when a loaded machine's model ran out of its 10 s (a 504 the SDK raises;
+    # the refused turn is asked again and calls again): each a row of this agent.
+    assert rows and rows[-1].outcome == "answered"
+    assert {(r.submission_id, r.seat) for r in rows} == {(mine.pk, 0)}
+    owner = Client()
+    owner.force_login(alice)
+    page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
+    assert "Pick one of" in page
