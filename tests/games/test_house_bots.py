@@ -16,9 +16,9 @@ GAMES = (
     "simple-card",
     "split-or-steal",
     "liars-dice",
-    "nil-recruitment",
-    "nuclear-war",
-    "passcode",
+    "sealed-bid-recruitment",
+    "brinkmanship",
+    "bulls-and-cows",
 )
 PAIRINGS = [
     (game, a, b) for game in GAMES for a, b in combinations(sorted(get_game_spec(game).bots), 2)

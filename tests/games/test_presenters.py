@@ -56,7 +56,7 @@ def test_a_spectators_live_log_still_presents(game: str) -> None:
     assert replay["frames"]
 
 
-@pytest.mark.parametrize("game", ["split-or-steal", "nuclear-war", "nil-recruitment"])
+@pytest.mark.parametrize("game", ["split-or-steal", "brinkmanship", "sealed-bid-recruitment"])
 def test_a_sealed_choice_is_shown_only_once_revealed(game: str) -> None:
     if game not in available_game_ids():
         pytest.skip(f"{game} is not in this tree")

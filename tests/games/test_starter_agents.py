@@ -23,9 +23,9 @@ OPPONENTS = {
     "simple-card": ("highest", 1, {}),
     "split-or-steal": ("message-reader", 1, {}),
     "liars-dice": ("reader", 3, {}),
-    "nil-recruitment": ("shading", 2, {}),
-    "nuclear-war": ("equilibrium", 1, {}),
-    "passcode": ("solver", 5, {}),
+    "sealed-bid-recruitment": ("shading", 2, {}),
+    "brinkmanship": ("equilibrium", 1, {}),
+    "bulls-and-cows": ("solver", 5, {}),
     "chess": ("random", 0, {}),
     "poker": ("raise-happy", 3, {"hands": 20}),
 }

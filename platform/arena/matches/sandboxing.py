@@ -30,8 +30,10 @@ from arena import metrics
 from arena.llm.seats import model_seat
 from arena.llm.selectors import model_entrant_of
 from arena.matches.models import DONE_STATUSES, Match
+from arena.submissions.checks import declared_game
 from arena.submissions.models import Submission
-from games.core import AgentHandle, house_bot_class
+from games.core import AgentHandle, UnknownGameError, get_game_spec, house_bot_class
+from games.core.agent import DeclaredGameHandle
 from sandbox import (
     SandboxLimits,
     containers_by_instance,
@@ -131,7 +133,7 @@ def make_handle(
             validation=validation,
             move_budget_s=model_move_budget_s,
         )
-    return create_handle(
+    handle = create_handle(
         submission.source,
         name=submission.label,
         backend=sandbox_backend(),
@@ -139,6 +141,17 @@ def make_handle(
         match=None if match_id is None else str(match_id),
         instance=settings.ARENA_INSTANCE_ID,
     )
+    # An agent uploaded before its game was renamed still declares the former id in GAME.
+    game = submission.agent.game
+    declared = declared_game(submission.source)
+    if declared is not None and declared != game:
+        try:
+            former = get_game_spec(game).game_class.former_ids
+        except UnknownGameError:
+            former = frozenset()
+        if declared in former:
+            return DeclaredGameHandle(handle, declared)
+    return handle
 
 
 def start_pool() -> None:
