@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.brinkmanship.config import BrinkmanshipConfig
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
 from games.core.game import RoundsGame, your_and_opponent
 from games.core.messages import record_message
-from games.brinkmanship.config import BrinkmanshipConfig
 
 CHOICES = ("stand", "yield")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from games.core import Action, ActionParseError, ActionParser
 from games.bulls_and_cows.game import code_error
+from games.core import Action, ActionParseError, ActionParser
 
 
 class BullsAndCowsActionParser(ActionParser):

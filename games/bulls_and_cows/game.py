@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.bulls_and_cows.config import BullsAndCowsConfig
+from games.bulls_and_cows.solver import is_code, score
 from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
 from games.core.game import RoundsGame
-from games.bulls_and_cows.config import BullsAndCowsConfig
-from games.bulls_and_cows.solver import is_code, score
 
 
 def code_error(value: Any, what: str) -> str | None:

@@ -131,7 +131,7 @@ def best_probe(history: History) -> str:
 def quickest_probe(history: History) -> str:
     """The probe that pins the code down soonest on average (``FIRST_PROBE`` to begin with).
 
-    In bulls and cows a code is known once a single one fits the answers: it can be guessed in the same
+    In this game a code is known once a single one fits the answers: it can be guessed in the same
     cycle, without asking it. So a code alone in its part is done, and this probe minimises the
     expected number of codes still sharing a part (sum of squared part sizes, parts of one not
     counted); ties go to a probe that could itself be the code, then the smaller worst part. Over

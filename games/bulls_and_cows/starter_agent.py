@@ -23,7 +23,10 @@ class Agent:
     def on_match_start(self, match_info):
         # match_info: {"game", "opponent_name", "total_rounds", "seat", "config", ...}
         print(
-            "Bulls and cows,", match_info["total_rounds"], "rounds against", match_info["opponent_name"]
+            "Bulls and cows,",
+            match_info["total_rounds"],
+            "rounds against",
+            match_info["opponent_name"],
         )
 
     def on_turn(self, round_state):

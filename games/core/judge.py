@@ -346,6 +346,13 @@ class JudgedGame(RoundsGame):
             f"its {request.purpose}"
         )
 
+    @classmethod
+    def offline_judge(cls) -> Judge:
+        """The game's scripted stand-in for its judge, for offline tools (golden playthroughs,
+        strength tables, house-bot tests, ``arena play``); rated play uses the operator's model.
+        """
+        return RandomJudge()
+
     def judge_seed(self, *parts: object) -> int:
         """A seed for one request, from the match's seed and what is asked."""
         text = ":".join(str(p) for p in (self._match_seed, *parts))
@@ -385,3 +392,32 @@ KEEPER_SCHEMA: dict[str, Any] = {
     "properties": {"answer": {"type": "string", "enum": ["yes", "no", "unknown"]}},
     "required": ["answer"],
 }
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+
+
+@dataclass
+class KeywordJudge:
+    """A scripted stand-in for a persuasion game's judge, for offline tools (golden playthroughs,
+    strength tables, ``arena play``): it asks about the first word of its brief that nobody has
+    used yet, and commits to the side whose texts use more of its brief's words (ties: ``A``).
+    Pure and deterministic; never the judge of a rated match."""
+
+    def ask(self, request: JudgeRequest) -> Mapping[str, Any]:
+        """A question or a verdict, by counting words."""
+        brief = set(_WORD.findall(request.instructions.lower()))
+        if request.purpose == "question":
+            used = {w for i in request.items for w in _WORD.findall(i.text.lower())}
+            fresh = sorted(brief - used)
+            topic = fresh[0] if fresh else "commitment"
+            return {"question": f"What can you tell me about {topic}?"}
+        score = dict.fromkeys(("A", "B"), 0)
+        for item in request.items:
+            if item.label in score:
+                score[item.label] += len(brief & set(_WORD.findall(item.text.lower())))
+        choice = "B" if score["B"] > score["A"] else "A"
+        return {
+            "commit": choice,
+            "reason": f"{choice} spoke to more of what I care about ({score[choice]} points)",
+        }

@@ -232,6 +232,14 @@ def create_game(
     return game
 
 
+def offline_judge(game_id: str) -> Judge | None:
+    """A judged game's scripted stand-in for its judge (``JudgedGame.offline_judge``), for
+    offline tools only (golden playthroughs, strength tables, tests, ``arena play``); ``None``
+    for a game without a judge. Rated play on the platform uses the operator's model."""
+    game_class = get_game_spec(game_id).game_class
+    return game_class.offline_judge() if issubclass(game_class, JudgedGame) else None
+
+
 def is_judged(game_id: str) -> bool:
     """Whether ``game_id`` is decided by a judge the operator must provide."""
     return issubclass(get_game_spec(game_id).game_class, JudgedGame)

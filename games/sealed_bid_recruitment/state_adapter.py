@@ -1,4 +1,4 @@
-"""Sealed-bid recruitment as an agent sees it: the common fields plus ``your_fit`` and the recruit."""
+"""Sealed-bid recruitment as an agent sees it: the common fields, ``your_fit`` and the recruit."""
 
 from __future__ import annotations
 

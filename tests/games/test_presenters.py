@@ -11,6 +11,7 @@ import pytest
 
 from games.core import InProcessAgentHandle, available_game_ids, get_game_spec, play_match
 from games.core.presenter import ReplayInput, generic_present
+from games.core.registry import offline_judge
 
 #: Short configs keep the matches quick.
 CONFIGS: dict[str, dict[str, Any]] = {"poker": {"hands": 6}}
@@ -20,7 +21,9 @@ def record_of(game: str, bots: list[str] | None = None, seed: int = 3) -> dict[s
     spec = get_game_spec(game)
     names = bots or sorted(spec.bots)[:2]
     handles = [InProcessAgentHandle(spec.bots[b], b) for b in names]
-    return play_match(game, handles, seed=seed, config=CONFIGS.get(game)).to_dict()
+    return play_match(
+        game, handles, seed=seed, config=CONFIGS.get(game), judge=offline_judge(game)
+    ).to_dict()
 
 
 def present(game: str, record: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

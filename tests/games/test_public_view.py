@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from games.bulls_and_cows.game import BullsAndCowsGame
 from games.core import Game
 from games.core.conformance import check_public_view
 from games.core.registry import available_game_ids, get_game_spec
 from games.liars_dice.game import LiarsDiceGame
-from games.sealed_bid_recruitment.game import SealedBidRecruitmentGame
-from games.bulls_and_cows.game import BullsAndCowsGame
 from games.poker.game import PokerGame
+from games.sealed_bid_recruitment.game import SealedBidRecruitmentGame
 from games.simple_card.game import SimpleCardGame
 from games.split_or_steal.game import SplitOrStealGame
 

@@ -6,8 +6,15 @@ import random
 
 import pytest
 
+from games.bulls_and_cows.solver import (
+    ALL_CODES,
+    History,
+    best_probe,
+    consistent,
+    quickest_probe,
+    score,
+)
 from games.core.tournament import play_round_robin
-from games.bulls_and_cows.solver import ALL_CODES, History, best_probe, consistent, quickest_probe, score
 
 
 @pytest.mark.slow

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import ActionParseError, IllegalActionError
 from games.brinkmanship.bots import Payoffs, equilibrium_stand_chances
 from games.brinkmanship.game import BrinkmanshipGame
+from games.core import ActionParseError, IllegalActionError
 from tests.games.helpers import house_match, new_game, play_both, round_state, say, strict_parser
 
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.core import ActionParseError, IllegalActionError, get_game_spec
 from games.bulls_and_cows.game import BullsAndCowsGame
 from games.bulls_and_cows.solver import ALL_CODES, probes_to_crack, score
+from games.core import ActionParseError, IllegalActionError, get_game_spec
 from tests.games.helpers import UNTIMED_QUIET, new_game, round_state, strict_parser, untimed_match
 
 
@@ -206,7 +206,11 @@ def test_the_strong_bot_cracks_every_code_within_seven_probes_when_unopposed() -
     strong = get_game_spec("bulls-and-cows").bots["strong"]
     for seed in range(12):
         record = untimed_match(
-            "bulls-and-cows", (strong, "strong"), (_Passive, "passive"), seed=seed, settings=UNTIMED_QUIET
+            "bulls-and-cows",
+            (strong, "strong"),
+            (_Passive, "passive"),
+            seed=seed,
+            settings=UNTIMED_QUIET,
         )
         for entry in record.rounds:
             mine = entry["result"]["p0"]

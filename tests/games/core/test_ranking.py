@@ -65,7 +65,14 @@ def test_elo_moves_the_winner_up_and_is_symmetric() -> None:
 def test_each_game_declares_its_ladder_measure() -> None:
     measures = {g: get_game_spec(g).ranking for g in ("split-or-steal", "brinkmanship")}
     assert measures == {"split-or-steal": "mean_payoff", "brinkmanship": "mean_payoff"}
-    for game in ("chess", "poker", "liars-dice", "bulls-and-cows", "sealed-bid-recruitment", "simple-card"):
+    for game in (
+        "chess",
+        "poker",
+        "liars-dice",
+        "bulls-and-cows",
+        "sealed-bid-recruitment",
+        "simple-card",
+    ):
         assert get_game_spec(game).ranking == "elo", game
 
 
