@@ -11,6 +11,7 @@ from itertools import combinations
 import pytest
 
 from games.core import InProcessAgentHandle, MatchSettings, get_game_spec, play_match
+from games.core.registry import offline_judge
 
 GAMES = (
     "simple-card",
@@ -19,6 +20,9 @@ GAMES = (
     "sealed-bid-recruitment",
     "brinkmanship",
     "bulls-and-cows",
+    "nil-recruitment",
+    "nuclear-war",
+    "passcode",
 )
 PAIRINGS = [
     (game, a, b) for game in GAMES for a, b in combinations(sorted(get_game_spec(game).bots), 2)
@@ -32,6 +36,7 @@ def _play(game: str, a: str, b: str, seed: int):
         [InProcessAgentHandle(bots[a], a), InProcessAgentHandle(bots[b], b)],
         seed=seed,
         settings=MatchSettings(timed=False, keep_stdout=False),
+        judge=offline_judge(game),
     )
 
 
