@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena import metrics
+from arena.llm.judging import PlatformJudge, platform_judge
 from arena.matches import sandboxing
 from arena.matches.clock import match_clock
 from arena.matches.eventlog import EventWriter, json_safe, text_safe
@@ -27,7 +28,9 @@ from arena.matches.logstore import match_log_archive, match_log_delete
 from arena.matches.models import Match, Participant
 from arena.matches.status import match_deadline, match_set_status
 from games.core import MatchRecord, MatchSettings, play_match
+from games.core.judge import Judge
 from games.core.record import LogEntry
+from games.core.registry import is_judged, offline_judge
 from games.core.validation import validation_plan
 
 logger = logging.getLogger(__name__)
@@ -107,6 +110,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
     (the sandbox, a setting, a bug in the game engine: never the agents' fault)."""
     participants = list(match.participants.select_related("submission__agent").order_by("seat"))
     writer = EventWriter(match.pk)
+    judge: Judge | None = None
     try:
         clock = match_clock(match)  # once a match: a tournament's time control, or the platform's
         # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
@@ -125,6 +129,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             )
             for p in participants
         ]
+        judge = _judge_of(match)
         record = play_match(
             match.game,
             handles,
@@ -148,12 +153,15 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                 writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
                 game=match.game,
             ),
+            judge=judge,
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         logger.exception("match %s could not be played", match.pk)
         return PlayFailure(error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc())
     finally:
         writer.flush()  # never raises: a log that cannot be stored is stored marked
+        if isinstance(judge, PlatformJudge):
+            judge.close()
     if record.platform_error:
         logger.error(
             "match %s: platform error: %s\n%s",
@@ -163,6 +171,18 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         )
         return PlayFailure(error=record.platform_error, trace=record.platform_traceback or "")
     return record
+
+
+def _judge_of(match: Match) -> Judge | None:
+    """The judge of a judged game's match: the operator's model (``arena.llm.judging``), or for
+    an upload's validation the game's scripted stand-in (validation proves the agent answers
+    every call; it is unrated and must not spend the site's model budget). ``JudgeFailed``
+    (a platform error) when the game has no judge."""
+    if not is_judged(match.game):
+        return None
+    if match.kind == Match.Kind.VALIDATION:
+        return offline_judge(match.game)
+    return platform_judge(game_id=match.game, match_id=match.pk, match_attempt=match.attempts)
 
 
 def _challenger_prints(writer: EventWriter) -> Callable[[LogEntry], None]:
