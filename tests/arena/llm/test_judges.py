@@ -83,9 +83,11 @@ def test_a_judged_ranked_match_puts_the_judge_in_the_ledger_and_the_replay(
     # The players' text is in the user message, quoted; the system message is the game's.
     system, user = sent["messages"]
     assert "```text" in user["content"] and "```" not in system["content"].split("schema")[0]
-    # B won both rounds: the judge's verdicts decided the match.
-    scores = sorted(p.score for p in match.participants.all())
-    assert scores == [100.0, 100.0]
+    # The judge said B both times: whoever was B (drawn from the seed) won each round.
+    assert sum(p.score for p in match.participants.all()) == 200.0
+    for r in match.rounds:
+        for view in r["result"].values():
+            assert (view["winner"] == "you") == (view["your_label"] == "B")
     replay = match_replay(match, AnonymousUser())
     text = json.dumps(replay)
     assert "B answered me" in text and "Why you?" in text and "decides" in text
