@@ -243,3 +243,28 @@ def test_a_stand_ins_old_agent_still_declares_its_former_id() -> None:
         assert not isinstance(plain, DeclaredGameHandle)
     finally:
         plain.close()
+
+
+def test_make_run_names_the_local_model_where_installed_and_says_no_judge_where_not(
+    settings: Any, monkeypatch: Any
+) -> None:
+    from io import StringIO
+
+    from arena.llm import localjudge
+    from arena.llm.judging import judge_status
+    from arena.matches.management.commands import arena_run
+
+    settings.ARENA_JUDGE_MODEL = ""
+    settings.ARENA_JUDGES = ""
+    command = arena_run.Command(stdout=StringIO())
+    monkeypatch.setattr(arena_run, "local_model_argv", lambda port: None)
+    env: dict[str, str] = {}
+    assert command._local_judge(env) == [] and "ARENA_JUDGE_MODEL" not in env
+    assert "no judge" in command.stdout.getvalue()  # type: ignore[attr-defined]
+    monkeypatch.setattr(arena_run, "local_model_argv", lambda port: ["serve", str(port)])
+    (child,) = command._local_judge(env)
+    assert child.argv[0] == "serve" and env["ARENA_JUDGE_MODEL"] == localjudge.LOCAL_MODEL_NAME
+    settings.ARENA_JUDGE_MODEL = env["ARENA_JUDGE_MODEL"]
+    status = judge_status("nil-recruitment")
+    assert status.ok and status.model is not None
+    assert status.model.json_style == "json_object"

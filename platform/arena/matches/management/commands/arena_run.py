@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -40,6 +41,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from arena.llm.localjudge import LOCAL_MODEL_NAME, local_judge_register, local_model_argv
 from arena.matches.management.commands.arena_worker import (
     POOL_ENV,
     POOL_EXTRA,
@@ -221,6 +223,28 @@ class Command(BaseCommand):
             help="seconds a child gets to finish its work after Ctrl-C before it is killed",
         )
 
+    def _local_judge(self, env: dict[str, str]) -> list[Child]:
+        """The judged games' judge on one machine: the operator's when named, else the local
+        model where it is installed (served as a child, registered, named for every judged
+        game), else none: the judged games then say "no judge" on their pages."""
+        if settings.ARENA_JUDGE_MODEL or settings.ARENA_JUDGES:
+            self.stdout.write("judged games: the judges named in ARENA_JUDGE_MODEL/ARENA_JUDGES")
+            return []
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        argv = local_model_argv(port)
+        if argv is None:
+            self.stdout.write(
+                "judged games (nil-recruitment, nuclear-war, passcode): no judge; "
+                "`make llm-server` installs the local model, or set ARENA_JUDGE_MODEL"
+            )
+            return []
+        local_judge_register(base_url=f"http://127.0.0.1:{port}/v1")
+        env["ARENA_JUDGE_MODEL"] = LOCAL_MODEL_NAME
+        self.stdout.write(f"judged games: judged by the local model ({LOCAL_MODEL_NAME})")
+        return [Child("local model", argv)]
+
     def handle(self, *args: Any, **options: Any) -> None:
         """Prepare, start, supervise, stop."""
         root = Path(settings.ROOT_DIR)
@@ -281,7 +305,8 @@ class Command(BaseCommand):
         def say(text: str) -> None:
             self.stderr.write(f"make run: {text}")
 
-        supervisor = Supervisor([*workers, beat, web], env=env, cwd=root, say=say)
+        extra = self._local_judge(env)
+        supervisor = Supervisor([*workers, beat, web, *extra], env=env, cwd=root, say=say)
         # SIGINT too, explicitly: a shell that starts `make run &` hands it down ignored, and
         # `kill -INT` (or Ctrl-C after `fg`) must still stop everything.
         stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
