@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, Refused
-from arena.llm.judging import judge_status
 from arena.submissions.checks import check_upload
 from arena.submissions.models import Agent, Submission
 from games.core import get_game_spec
@@ -107,9 +106,6 @@ def submission_mark_active(*, submission: Submission, user: User) -> Submission:
         )
     if submission.active:
         return submission
-    judge = judge_status(submission.agent.game)
-    if not judge.ok:
-        raise Refused(f"{submission.agent.game} cannot be played ranked now: {judge.reason}")
     if submission.agent.archived is not None:
         raise Refused(f"{submission.agent.name} is archived: unarchive it on its page first")
     limit = settings.ARENA_ACTIVE_PER_GAME

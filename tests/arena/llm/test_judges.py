@@ -99,8 +99,9 @@ def test_a_game_without_a_judge_is_unavailable_and_schedules_nothing(
     from arena.errors import Refused
     from arena.llm.judging import judge_status
     from arena.matches.models import Match
-    from arena.submissions.services import house_submission_ensure, submission_mark_active
+    from arena.submissions.services import house_submission_ensure
     from arena.workflows.ladder import matchmaking_run
+    from arena.workflows.submissions import submission_activate
     from django.test import Client
 
     settings.ARENA_JUDGE_MODEL = ""
@@ -127,7 +128,7 @@ def test_a_game_without_a_judge_is_unavailable_and_schedules_nothing(
     house.agent.save()
     house.refresh_from_db()
     with pytest.raises(Refused, match="cannot be played ranked"):
-        submission_mark_active(submission=house, user=user)
+        submission_activate(submission=house, user=user)
 
 
 def test_a_provider_outage_re_queues_and_never_rates(fake: Any, settings: Any) -> None:
