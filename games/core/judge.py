@@ -29,7 +29,7 @@ import random
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 from games.core.errors import PlatformError
@@ -197,13 +197,26 @@ def fits_schema(value: Any, schema: Mapping[str, Any]) -> bool:
     return True
 
 
+def cut_to_schema(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with every string longer than its schema's ``maxLength`` cut there: a judge's
+    long reason is cut, as a player's long message is, not refused."""
+    if isinstance(value, dict) and schema.get("type") == "object":
+        props: Mapping[str, Any] = schema.get("properties", {})
+        return {k: cut_to_schema(v, props[k]) if k in props else v for k, v in value.items()}
+    if isinstance(value, str) and schema.get("type") == "string" and "maxLength" in schema:
+        return value[: int(schema["maxLength"])]
+    return value
+
+
 def answer_from_text(text: str) -> Any:
-    """A model's reply text as JSON (the first object in it), or ``None``."""
+    """A model's reply text as JSON (the first object in it), or ``None``. A reply cut off by
+    the token limit inside its last string (``{"reason": "because...``) is closed and read."""
     text = text.strip()
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
+    for ending in ("", '"}', "}"):
+        try:
+            return json.loads(text + ending)
+        except ValueError:
+            pass
     start = text.find("{")
     end = text.rfind("}")
     if start < 0 or end <= start:
@@ -325,9 +338,20 @@ class JudgedGame(RoundsGame):
                 f"{self.game_type} is judged and no judge was given: the operator must name the "
                 "judge's model (docs/games.md, 'Judged games')"
             )
+        asked = request
         for attempt in range(MAX_JUDGE_ATTEMPTS):
+            if attempt:
+                # Asking the same request again at temperature 0 gets the same answer: the
+                # re-ask says what was wrong and has a seed of its own (still deterministic).
+                asked = replace(
+                    request,
+                    instructions=request.instructions
+                    + "\n\nYour previous answer did not fit the schema. Answer with only the "
+                    "JSON object, every field filled, every text short.",
+                    seed=request.seed + attempt,
+                )
             try:
-                answer: Any = self._judge.ask(request)
+                answer: Any = self._judge.ask(asked)
             except PlatformError:
                 raise
             except Exception as exc:  # a judge's own failure: still the platform's
@@ -336,9 +360,10 @@ class JudgedGame(RoundsGame):
                 ) from exc
             if isinstance(answer, Mapping):
                 answer = dict(answer)
+            answer = cut_to_schema(answer, request.schema)
             fits = fits_schema(answer, request.schema)
             if self._judge_listener is not None:
-                self._judge_listener(request, answer, fits, attempt)
+                self._judge_listener(asked, answer, fits, attempt)
             if fits:
                 return dict(answer)
         raise JudgeFailed(

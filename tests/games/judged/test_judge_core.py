@@ -101,3 +101,28 @@ def test_replay_judge_refuses_a_request_it_was_not_asked() -> None:
 
 def test_three_attempts() -> None:
     assert MAX_JUDGE_ATTEMPTS == 3
+
+
+def test_a_reply_cut_by_the_token_limit_is_closed_and_read() -> None:
+    from games.core.judge import answer_from_text, cut_to_schema
+
+    assert answer_from_text('{"question": "why are') == {"question": "why are"}
+    assert answer_from_text("no json here") is None
+    long = cut_to_schema({"commit": "A", "reason": "x" * 5000}, VERDICT_SCHEMA)
+    assert fits_schema(long, VERDICT_SCHEMA) and len(long["reason"]) == 600
+
+
+def test_a_re_ask_says_what_was_wrong_and_has_a_seed_of_its_own() -> None:
+    from games.core import ArenaConfig, create_game
+    from games.core.judge import ScriptedJudge
+
+    answers = iter([{"question": 3}, {"question": "Why?"}])
+    judge = ScriptedJudge(lambda r: next(answers))
+    game = create_game(
+        ArenaConfig.for_seats("nil-recruitment", ["a", "b"], 0, {"rounds": 2}), judge=judge
+    )
+    for _ in range(2):
+        game.step({"action_type": "pitch", "text": "hi"})
+    first, second = judge.requests
+    assert second.seed == first.seed + 1 and "did not fit the schema" in second.instructions
+    assert second.items == first.items
