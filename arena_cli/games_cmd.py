@@ -18,6 +18,7 @@ from games.core import (
     play_match,
 )
 from games.core.ranking import elo_ratings, payoff_summary
+from games.core.registry import offline_judge
 
 
 def register(subparsers: Any) -> None:
@@ -73,7 +74,11 @@ def simulate(game_id: str, bots: list[str], seed: int, matches: int) -> dict[str
     for i in range(matches):
         handles = [InProcessAgentHandle(spec.bots[b], b) for b in bots]
         record = play_match(
-            game_id, handles, seed=seed + i, settings=MatchSettings(timed=False, keep_stdout=False)
+            game_id,
+            handles,
+            seed=seed + i,
+            settings=MatchSettings(timed=False, keep_stdout=False),
+            judge=offline_judge(game_id),
         )
         if record.platform_error:
             raise RuntimeError(f"match with seed {seed + i} failed: {record.platform_error}")

@@ -44,6 +44,7 @@ from games.core import (
 )
 from games.core.agent import AgentHandle
 from games.core.record import reason_text, score_text
+from games.core.registry import offline_judge
 from llm_seat import Endpoint, LlmSeat, Sampling, SeatPolicy
 from llm_seat.gateway import ClientBackend, GatewayModel
 from sandbox import (
@@ -370,6 +371,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             seed=args.seed,
             settings=settings,
             on_event=None if args.json else _printer(names),
+            # A judged game plays locally with its scripted judge (docs/games.md, "Judged
+            # games"); its real judge is the operator's model on the platform.
+            judge=offline_judge(game_id),
         )
     if args.log:
         Path(args.log).write_text(json.dumps(record.to_dict(), indent=2) + "\n", encoding="utf-8")

@@ -58,6 +58,9 @@ class Sampling:
     max_tokens: int = 256
     temperature: float | None = None
     top_p: float | None = None
+    #: Sent as ``seed`` to providers that take one (OpenAI, llama-cpp-python): a judge's same
+    #: request gets the same answer.
+    seed: int | None = None
 
     def as_params(self) -> dict[str, Any]:
         """The request fields."""
@@ -66,6 +69,8 @@ class Sampling:
             params["temperature"] = self.temperature
         if self.top_p is not None:
             params["top_p"] = self.top_p
+        if self.seed is not None:
+            params["seed"] = self.seed
         return params
 
 

@@ -247,3 +247,30 @@ class InProcessAgentHandle:
     def close(self) -> None:
         """Drop the agent object."""
         self.agent = None
+
+
+class DeclaredGameHandle:
+    """An agent uploaded under a game's former id (``Game.former_ids``): its source still says
+    ``GAME = "<former id>"``, so it is started under that id and otherwise played unchanged.
+    Everything else goes to the handle it wraps."""
+
+    def __init__(self, inner: AgentHandle, declared_game: str) -> None:
+        self.inner = inner
+        self.declared_game = declared_game
+
+    @property
+    def name(self) -> str:
+        """The wrapped agent's name."""
+        return self.inner.name
+
+    def start(self, *, game_id: str, timeout_s: float) -> float | None:
+        """Start the agent checking ``GAME`` against the id it was uploaded under."""
+        return self.inner.start(game_id=self.declared_game, timeout_s=timeout_s)
+
+    def call(self, method: str, payload: Mapping[str, Any], timeout_s: float) -> CallResult:
+        """The wrapped handle's call."""
+        return self.inner.call(method, payload, timeout_s)
+
+    def close(self) -> None:
+        """Close the wrapped handle."""
+        self.inner.close()

@@ -38,6 +38,7 @@ from typing import Any
 from games.core.action_parser import ActionParser
 from games.core.config import ArenaConfig
 from games.core.game import Action, Game
+from games.core.judge import JudgedGame, RandomJudge
 from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import StateAdapter, agent_action
 
@@ -186,7 +187,11 @@ def _check_no_more_than_opponent(
 
 
 def _new_game(game_id: str, seed: int, config: dict[str, Any] | None) -> Game:
-    return create_game(ArenaConfig.for_seats(game_id, ["A", "B"], seed, config))
+    # A judged game plays with a judge whose answers follow from each request (copies of the
+    # game, as the checks make, get the same answers).
+    return create_game(
+        ArenaConfig.for_seats(game_id, ["A", "B"], seed, config), judge=RandomJudge(seed)
+    )
 
 
 def _playthrough(
@@ -251,8 +256,12 @@ def _check_view(
         raise AssertionError(f"{where}: {pid}'s round_state is not plain JSON: {exc}") from exc
     missing = [k for k in COMMON_ROUND_STATE_FIELDS if k not in view]
     assert not missing, f"{where}: {pid}'s round_state lacks {missing}"
+    # A judged game's judge speaks too (an athlete's question), under its role's name.
+    speakers = {"you", "opponent"}
+    if isinstance(game, JudgedGame):
+        speakers.add(game.judge_role)
     for message in view["messages"]:
-        assert message["sender"] in ("you", "opponent"), f"{where}: a raw player id in messages"
+        assert message["sender"] in speakers, f"{where}: a raw player id in messages"
 
 
 def _check_unlisted_refused(game: Game, where: str) -> None:

@@ -55,6 +55,10 @@ class Game(ABC):
 
     #: Kebab-case id agents put in ``GAME`` (``"split-or-steal"``).
     game_type: ClassVar[str]
+    #: Ids the game had before (a stand-in renamed when a judged game took its id): an agent
+    #: uploaded under one of them, whose source still declares it in ``GAME``, keeps playing this
+    #: game (``games.core.agent.DeclaredGameHandle``).
+    former_ids: ClassVar[frozenset[str]] = frozenset()
     #: Human title for pages and ``arena games``.
     title: ClassVar[str]
     #: Bumped on any rule change: leaderboards are keyed by (game, version).

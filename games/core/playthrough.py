@@ -23,7 +23,7 @@ from typing import Any
 from games.core.agent import InProcessAgentHandle
 from games.core.figures import Playthrough
 from games.core.referee import MatchSettings, play_match
-from games.core.registry import get_game_spec
+from games.core.registry import get_game_spec, offline_judge
 
 #: Where a game's playthroughs live, inside its package.
 PLAYTHROUGH_DIR = "playthroughs"
@@ -49,6 +49,7 @@ def record_playthrough(game_id: str, playthrough: Playthrough) -> str:
         [InProcessAgentHandle(spec.bots[name], name) for name in names],
         seed=playthrough.seed,
         config=playthrough.config,
+        judge=offline_judge(game_id),
         settings=MatchSettings(timed=False, keep_stdout=False),
     )
     if record.platform_error:

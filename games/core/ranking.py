@@ -5,7 +5,7 @@ The rules are described in docs/architecture.md, "Ratings and matchmaking".
 A game declares its measure in ``Game.ranking``:
 
 * ``"elo"`` for zero-sum games: a match is won or lost, and Elo on win/draw/loss ranks players;
-* ``"mean_payoff"`` for non-zero-sum games (split-or-steal, nuclear-war), where head-to-head
+* ``"mean_payoff"`` for non-zero-sum games (split-or-steal, brinkmanship), where head-to-head
   wins reward a trivial strategy (always-steal never loses a match): players are ranked by their
   mean payoff per match against the field, as Axelrod's tournaments ranked them, each mean with a
   confidence interval, and only once a player has played ``min_matches`` matches.

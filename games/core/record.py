@@ -98,7 +98,9 @@ class LogEntry(TypedDict, total=False):
     #: The seat called, ``None`` for an entry about no seat (a failed ``close``).
     seat: int | None
     #: The agent's method (``on_turn``, ``on_round_end``, …), ``load``, ``referee`` (an action the
-    #: referee played for a seat) or ``close``.
+    #: referee played for a seat), ``close``, or ``judge``: an answer of a judged game's judge
+    #: (its ``payload`` holds the quoted texts, the request's digest, the answer, whether it fit
+    #: the schema and the attempt; ``seat`` is the seat it was about, ``None`` for both).
     method: str
     #: What the agent was sent, and what it answered.
     payload: dict[str, Any] | None

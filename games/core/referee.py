@@ -30,6 +30,7 @@ Every call becomes one JSON log entry; the match becomes a ``MatchRecord``.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import time
 import traceback
@@ -49,6 +50,7 @@ from games.core.errors import (
     PlatformError,
 )
 from games.core.game import Action, Game
+from games.core.judge import Judge, JudgeRequest
 from games.core.record import (
     LogEntry,
     MatchRecord,
@@ -62,6 +64,8 @@ from games.core.registry import create_game, get_game_spec
 from games.core.state_adapter import agent_action
 
 EventSink = Callable[[LogEntry], None]
+#: A judge's answer that fits no schema is logged whole up to this size, summarised beyond.
+MAX_LOGGED_MISFIT_CHARS = 2_000
 logger = logging.getLogger(__name__)
 
 
@@ -115,6 +119,7 @@ class _Match:
         config: Mapping[str, Any] | None,
         settings: MatchSettings,
         on_event: EventSink | None,
+        judge: Judge | None = None,
     ) -> None:
         self.spec = get_game_spec(game_id)
         self.agents = list(agents)
@@ -123,7 +128,10 @@ class _Match:
         self.arena_config = ArenaConfig.for_seats(
             game_id, [a.name for a in agents], seed, dict(config or {})
         )
-        self.game: Game = create_game(self.arena_config)
+        self.round = 0
+        self.game: Game = create_game(
+            self.arena_config, judge=judge, judge_listener=self._judge_answered
+        )
         self.adapter = self.spec.state_adapter_class()
         self.parser = self.spec.action_parser_class(fallback_to_random=False)
         self.player_ids = self.game.get_players()
@@ -159,6 +167,30 @@ class _Match:
         self.round = 0
         #: Seat -> whether its forfeit came from an exception it raised (set by ``finish``).
         self.forfeits: dict[int, bool] = {}
+
+    # --- the judge ----------------------------------------------------------------------------
+
+    def _judge_answered(self, request: JudgeRequest, answer: Any, fits: bool, attempt: int) -> None:
+        """Log one answer of a judged game's judge: what it was shown (the quoted texts and the
+        request's digest) and what it said, so that ``ReplayJudge`` replays the match."""
+        if not fits and len(json.dumps(answer, default=str)) > MAX_LOGGED_MISFIT_CHARS:
+            # A misfit answer is replayed as a misfit: its bulk need not be kept.
+            answer = f"(an answer of {len(json.dumps(answer, default=str))} characters)"
+        game = self.game if hasattr(self, "game") else None
+        self._log(
+            {
+                "round": game.get_round() if game is not None else self.round,
+                "turn": game.get_public_state().get("turn") if game is not None else None,
+                "seat": request.seat,
+                "method": "judge",
+                "payload": {
+                    **request.log_view(),
+                    "answer": json.loads(json.dumps(answer, default=str)),
+                    "fits": fits,
+                    "attempt": attempt,
+                },
+            }
+        )
 
     # --- calls --------------------------------------------------------------------------------
 
@@ -581,14 +613,17 @@ def play_match(
     config: Mapping[str, Any] | None = None,
     settings: MatchSettings | None = None,
     on_event: EventSink | None = None,
+    judge: Judge | None = None,
 ) -> MatchRecord:
     """Play one full match of ``game_id`` between ``agents`` (seat order) and return its record.
 
-    Never raises for anything an agent does. A failure of the platform (the sandbox backend, or a
-    bug in a game engine) is returned as ``record.platform_error`` with no outcomes.
+    Never raises for anything an agent does. A failure of the platform (the sandbox backend, a
+    bug in a game engine, a judged game's judge that cannot answer) is returned as
+    ``record.platform_error`` with no outcomes. ``judge`` answers a judged game's requests
+    (``games.core.judge``); every answer is logged as a ``judge`` entry.
     """
     began = time.perf_counter()
-    match = _Match(game_id, agents, seed, config, settings or MatchSettings(), on_event)
+    match = _Match(game_id, agents, seed, config, settings or MatchSettings(), on_event, judge)
     try:
         try:
             match.start_agents()

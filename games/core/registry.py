@@ -27,6 +27,7 @@ from games.core.action_parser import ActionParser
 from games.core.config import ArenaConfig, GameConfig
 from games.core.figures import LadderFigure, Playthrough
 from games.core.game import Game
+from games.core.judge import Judge, JudgedGame, JudgeListener
 from games.core.manifest import GamePackage, package_by_convention
 from games.core.presenter import Presenter, generic_present
 from games.core.state_adapter import StateAdapter
@@ -210,13 +211,38 @@ def _presenter(found: _Found) -> Presenter:
     return presenter
 
 
-def create_game(arena_config: ArenaConfig) -> Game:
-    """Instantiate and reset the game ``arena_config`` names, its config validated."""
+def create_game(
+    arena_config: ArenaConfig,
+    *,
+    judge: Judge | None = None,
+    judge_listener: JudgeListener | None = None,
+) -> Game:
+    """Instantiate and reset the game ``arena_config`` names, its config validated.
+
+    A judged game (``games.core.judge.JudgedGame``) gets ``judge`` and reports each of its
+    answers to ``judge_listener`` (the referee's log); without a judge it fails at its first
+    question. Other games ignore both."""
     spec = get_game_spec(arena_config.game)
     config: GameConfig = spec.config_class(**arena_config.config)
-    return spec.game_class(
+    game = spec.game_class(
         players=[p.id for p in arena_config.players], config=config, seed=arena_config.seed
     )
+    if isinstance(game, JudgedGame):
+        game.bind_judge(judge, judge_listener)
+    return game
+
+
+def offline_judge(game_id: str) -> Judge | None:
+    """A judged game's scripted stand-in for its judge (``JudgedGame.offline_judge``), for
+    offline tools only (golden playthroughs, strength tables, tests, ``arena play``); ``None``
+    for a game without a judge. Rated play on the platform uses the operator's model."""
+    game_class = get_game_spec(game_id).game_class
+    return game_class.offline_judge() if issubclass(game_class, JudgedGame) else None
+
+
+def is_judged(game_id: str) -> bool:
+    """Whether ``game_id`` is decided by a judge the operator must provide."""
+    return issubclass(get_game_spec(game_id).game_class, JudgedGame)
 
 
 def house_bot_class(game_id: str, bot_name: str) -> type:

@@ -24,7 +24,7 @@ from games.core.ranking import (
     rank_by_mean_payoff,
 )
 from games.core.referee import MatchSettings, play_match
-from games.core.registry import get_game_spec
+from games.core.registry import get_game_spec, offline_judge
 
 
 @dataclass
@@ -160,6 +160,7 @@ def play_round_robin(
                 game_id,
                 [InProcessAgentHandle(spec.bots[name], name) for name in seats],
                 seed=match_seed,
+                judge=offline_judge(game_id),
                 settings=settings,
             )
             if record.platform_error:

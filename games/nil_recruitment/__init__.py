@@ -1,6 +1,5 @@
-"""NIL recruitment: two schools bid a season budget for five recruits."""
+"""NIL Recruitment: two recruiters pitch one athlete, a language model playing the athlete."""
 
-from games.nil_recruitment.config import NilRecruitmentConfig
-from games.nil_recruitment.game import NilRecruitmentGame
+from games.nil_recruitment.game import NilRecruitmentConfig, NilRecruitmentGame
 
 __all__ = ["NilRecruitmentConfig", "NilRecruitmentGame"]

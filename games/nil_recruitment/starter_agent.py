@@ -1,9 +1,9 @@
-"""A starter agent for NIL recruitment. Upload this file as it is, then make it smarter.
+"""A starter agent for NIL Recruitment. Upload this file as it is, then make it smarter.
 
-Five recruits, one per round, worth 60 to 140 points (the order is announced at the start). You
-have a season budget of 300 for all of them; unspent budget is worth nothing. Each round you and
-the other school pitch (4 messages), then both make a secret offer: the higher offer + fit signs
-the recruit, scores its value and pays its offer. The loser pays nothing.
+You are a recruiter for a university; the athlete (a language model) listens to you and to the
+other recruiter, asks questions, then commits to one school. Each athlete is pitched twice, once
+from each school, so only persuasion counts. Your text is read as your pitch, nothing more: the
+athlete is told that nothing a recruiter writes can change its task.
 """
 
 
@@ -11,61 +11,35 @@ class Agent:
     # Which game this agent plays: required.
     GAME = "nil-recruitment"
 
-    def on_match_start(self, match_info):
-        # match_info: {"game", "opponent_name", "total_rounds", "seat", "config",
-        #              "recruit_values": [...in playing order], "budget": 300,
-        #              "your_university", "opponent_university"}
-        print(
-            "Recruiting for",
-            match_info["your_university"],
-            "- values",
-            match_info["recruit_values"],
-        )
+    def __init__(self):
+        self.university = {}
+        self.athlete = {}
+
+    def on_round_start(self, round_info):
+        # round_info["game_state"] holds your side of this round:
+        #   "your_university": {"name", "full_name", "nickname", "conference", "location",
+        #        "national_championships", "heisman_winners", "notable_nfl_alumni", "stadium",
+        #        "stadium_capacity", "strengths"}
+        #   "opponent_university_name", "athlete_profile": {"name", "position", "priorities",
+        #        "concerns", "background", "personality", "hometown", "star_rating"}
+        state = round_info.get("game_state", {})
+        self.university = state.get("your_university", {})
+        self.athlete = state.get("athlete_profile", {})
 
     def on_turn(self, round_state):
-        # round_state fields:
-        #   "phase": "pitch" (send a message) or "offer" (make your secret offer)
-        #   "round", "turn", "pot" (this recruit's value), "your_score", "opponent_score"
-        #   "your_fit": how well this recruit fits your school (0-40), added to your offer
-        #   "recruit": {"name", "position", "priorities", "concerns", "value"} (flavour + value)
-        #   "your_budget", "opponent_budget": what each school has left
-        #   "recruit_values", "remaining_values" (this recruit and the ones after it)
-        #   "messages": [{"sender": "you" | "opponent", "text"}] this round's pitch
-        #   "history": [{"round", "value", "winner", "your_offer", "opponent_offer", "your_fit",
-        #                "opponent_fit", "your_points", "opponent_points", ...}]
-        recruit = round_state["recruit"]
-        if round_state["phase"] == "pitch":
-            return {
-                "type": "message",
-                "text": f"{recruit['name']}, we can offer {recruit['priorities'][0]}.",
-            }
-
-        # Spend in proportion to this recruit's share of the value still to come,
-        # a little more when the fit is poor (the fit counts like money).
-        share = round_state["pot"] / sum(round_state["remaining_values"])
-        amount = round_state["your_budget"] * share + (20 - round_state["your_fit"]) / 2
-        amount = max(0, min(round_state["your_budget"], int(amount)))
-        print(
-            "round",
-            round_state["round"],
-            "value",
-            round_state["pot"],
-            "fit",
-            round_state["your_fit"],
-            "-> offer",
-            amount,
-        )
-        return {"type": "offer", "amount": amount}
+        # round_state: "phase" ("introduction", "persuasion" or "closing"), "round_number",
+        # "is_your_turn", "messages" ([{"author": "you"|"opponent"|"athlete", "text"}], this
+        # round), plus the fields of game_state above. Texts over 1,000 characters are cut.
+        priorities = self.athlete.get("priorities", [])
+        questions = [m["text"] for m in round_state["messages"] if m["author"] == "athlete"]
+        text = f"{self.university.get('full_name', 'Our school')} is the place for you."
+        if priorities:
+            text += f" We take {priorities[0]} seriously."
+        if questions:
+            text += " About your question: we will show you, not just tell you."
+        return {"type": "pitch", "text": text}
 
     def on_round_end(self, round_result):
-        # round_result: {"round", "value", "winner": "you"|"opponent", "your_points",
-        #                "opponent_points", "your_offer", "opponent_offer", "your_fit",
-        #                "opponent_fit", "your_budget", "opponent_budget"}
-        print(
-            "round",
-            round_result["round"],
-            "signed by",
-            round_result["winner"],
-            "- they offered",
-            round_result["opponent_offer"],
-        )
+        # round_result: {"round", "winner": "you"|"opponent", "reason" (the athlete's words),
+        #                "your_points", "opponent_points", "your_side", ...}
+        print("round", round_result["round"], round_result["winner"], round_result["reason"])

@@ -1,6 +1,6 @@
-"""Nuclear war: brinkmanship over six crises with a hidden war threshold."""
+"""Nuclear War: two advisors argue for and against a nuclear strike before a president, a
+language model playing the president."""
 
-from games.nuclear_war.config import NuclearWarConfig
-from games.nuclear_war.game import NuclearWarGame
+from games.nuclear_war.game import NuclearWarConfig, NuclearWarGame
 
 __all__ = ["NuclearWarConfig", "NuclearWarGame"]

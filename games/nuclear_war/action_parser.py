@@ -1,24 +1,9 @@
-"""Nuclear war's parser: a free-text message, or stand/yield."""
+"""Nuclear War's parser: ``{"type" | "action_type": "argument", "text": ...}``, cut at the cap."""
 
 from __future__ import annotations
 
-from games.core import Action, ActionParseError
-from games.core.messages import TalkingActionParser
+from games.core.persuasion import PersuasionActionParser
 
 
-class NuclearWarActionParser(TalkingActionParser):
-    """``{"type": "message", "text": ...}`` or ``{"type": "commit", "choice": "stand"|"yield"}``.
-
-    ``message`` is accepted for ``text``; ``choice`` is case-insensitive.
-    """
-
-    def validate_move(
-        self, action: Action, template: Action, valid_actions: list[Action]
-    ) -> Action:
-        """Normalise the choice."""
-        choice = action.get("choice")
-        if isinstance(choice, str):
-            choice = choice.strip().lower()
-        if choice not in ("stand", "yield"):
-            raise ActionParseError(f'"choice" must be "stand" or "yield", not {choice!r}')
-        return {"action_type": "commit", "choice": choice}
+class NuclearWarActionParser(PersuasionActionParser):
+    """The shared persuasion parser (``message`` is read as ``argument``)."""

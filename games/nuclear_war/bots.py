@@ -1,253 +1,91 @@
-"""House bots for nuclear war, from trivial to strong.
+"""House bots for Nuclear War.
 
-* ``always-yield`` and ``always-stand``: the two pure strategies.
-* ``equilibrium``: stands with the symmetric equilibrium probability of each escalation level,
-  found by backward induction over the hidden threshold (about 3 in 4 at L = 0).
-* ``tit-for-tat``: yields in the first crisis, then opens each crisis with what the opponent
-  opened the previous one with.
-* ``grudger``: yields until the opponent stands once, then stands for the rest of the match.
-* ``reputation``: plays for points, since the ladder ranks nuclear war by mean payoff per match
-  (a ladder of wins would crown ``always-stand``, which never falls behind). It keeps the peace
-  with a peaceful opponent (standing only in the last crisis, which has no future to protect);
-  once the opponent has stood it counts how often it stood at each level and best-responds by
-  backward induction, yielding to a stander rather than sharing a war.
-
-With retaliators in the field ``always-stand`` earns little (every crisis with them ends in war):
-``arena strength --game nuclear-war`` ranks ``reputation`` first and ``always-stand`` fourth.
+* ``terse``: one short line for its side, every time.
+* ``hawk``: argues force and credibility whatever its role asks (it says its side, then talks
+  of strength), deaf to the president's questions.
+* ``measured``: speaks to the president's priorities and key question in order, answers the
+  president's last question first, and argues its own side of the crisis.
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True)
-class Payoffs:
-    """The numbers a strategy needs; defaults are those of ``rules.md``."""
-
-    pot: float = 100.0
-    escalation_cost: float = 10.0
-    war_penalty: float = 100.0
-    max_threshold: int = 5
-
-    @classmethod
-    def from_match_info(cls, match_info: dict[str, Any]) -> Payoffs:
-        """Read the match's config (``match_info["config"]``), falling back to the defaults."""
-        cfg = match_info.get("config") or {}
-        return cls(
-            pot=float(cfg.get("pot", 100)),
-            escalation_cost=float(cfg.get("escalation_cost", 10)),
-            war_penalty=float(cfg.get("war_penalty", 100)),
-            max_threshold=int(cfg.get("max_threshold", 5)),
-        )
-
-    def war_chance(self, level: int) -> float:
-        """P(war when both stand at ``level``), given no war has happened up to ``level``."""
-        remaining = self.max_threshold - level
-        return 1.0 if remaining <= 1 else 1.0 / remaining
-
-
-def best_response_values(payoffs: Payoffs, stand_chance: list[float]) -> list[tuple[float, float]]:
-    """(EV of standing, EV of yielding) at each level against an opponent who stands at level L
-    with ``stand_chance[L]``, playing the best response at every later level."""
-    p_half, cost, war = payoffs.pot / 2, payoffs.escalation_cost, payoffs.war_penalty
-    values: list[tuple[float, float]] = [(0.0, 0.0)] * payoffs.max_threshold
-    after = 0.0  # value of reaching the next level
-    for level in range(payoffs.max_threshold - 1, -1, -1):
-        p = stand_chance[level]
-        pw = payoffs.war_chance(level)
-        both_stand = pw * -war + (1 - pw) * after
-        stand = p * both_stand + (1 - p) * (payoffs.pot - cost * level)
-        yield_ = p * -cost * level + (1 - p) * (p_half - cost * level)
-        values[level] = (stand, yield_)
-        after = max(stand, yield_)
-    return values
-
-
-def equilibrium_stand_chances(payoffs: Payoffs) -> list[float]:
-    """The symmetric equilibrium's P(stand) at each level, by backward induction."""
-    p_half, cost, war = payoffs.pot / 2, payoffs.escalation_cost, payoffs.war_penalty
-    chances = [0.0] * payoffs.max_threshold
-    after = 0.0
-    for level in range(payoffs.max_threshold - 1, -1, -1):
-        pw = payoffs.war_chance(level)
-        both_stand = pw * -war + (1 - pw) * after
-        gap = p_half - both_stand - cost * level
-        if gap <= p_half:  # standing dominates: stand against a stander is no worse
-            q, value = 1.0, both_stand
-        else:
-            q = p_half / gap
-            value = (1 - q) * p_half - cost * level
-        chances[level] = q
-        after = value
-    return chances
-
-
-class _Unwavering:
-    """Says ``line`` whenever it negotiates, then commits ``choice``, every time."""
-
-    GAME = "nuclear-war"
-    line: str
-    choice: str
-
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """The line, then the choice."""
-        if state["phase"] == "negotiate":
-            return {"type": "message", "text": self.line}
-        return {"type": "commit", "choice": self.choice}
-
-
-class AlwaysYieldBot(_Unwavering):
-    """Backs down at once, every time: proposes peace, then yields."""
-
-    line = "Let us both step back from the brink."
-    choice = "yield"
-
-
-class AlwaysStandBot(_Unwavering):
-    """Never backs down: threatens, then stands."""
-
-    line = "I will never back down. Yield now."
-    choice = "stand"
-
-
-class EquilibriumBot:
-    """Stands with the equilibrium probability of the current level (seeded, so replayable)."""
-
+class _Advisor:
     GAME = "nuclear-war"
 
     def __init__(self) -> None:
-        self.rng = random.Random(7)
-        self.payoffs = Payoffs()
-        self.chances = equilibrium_stand_chances(self.payoffs)
-        self.total_rounds = 6
+        self.role = "anti_nuclear"
+        self.country: dict[str, Any] = {}
+        self.president: dict[str, Any] = {}
 
-    def on_match_start(self, match_info: dict[str, Any]) -> None:
-        """Take the payoffs and the number of crises from the match's config."""
-        self.payoffs = Payoffs.from_match_info(match_info)
-        self.chances = equilibrium_stand_chances(self.payoffs)
-        self.total_rounds = int(match_info.get("total_rounds", 6))
-
-    def reseed(self, state: dict[str, Any]) -> None:
-        """Seed from what this seat has seen (revealed thresholds, crisis, step), so matches with
-        different seeds differ while the same seed replays identically."""
-        seen = [h["threshold"] for h in state["history"]]
-        self.rng.seed(f"{seen}-{state['round']}-{state['step']}")
-
-    def stand_chance(self, state: dict[str, Any]) -> float:
-        """P(stand) at this state's level."""
-        level = min(int(state["escalation_level"]), len(self.chances) - 1)
-        return self.chances[level]
+    def on_round_start(self, round_info: dict[str, Any]) -> None:
+        state = round_info.get("game_state") or {}
+        self.role = state.get("your_role", self.role)
+        self.country = state.get("country") or {}
+        self.president = state.get("president_profile") or {}
 
     def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """A neutral message, then a mixed choice."""
-        if state["phase"] == "negotiate":
-            return {"type": "message", "text": "Neither of us wants a war. Think carefully."}
-        self.reseed(state)
-        stand = self.rng.random() < self.stand_chance(state)
-        return {"type": "commit", "choice": "stand" if stand else "yield"}
+        self.role = state.get("your_role", self.role)
+        asked = [m["text"] for m in state.get("messages", []) if m.get("author") == "president"]
+        text = self.argue(str(state.get("phase")), asked[-1] if asked else "")
+        return {"action_type": "argument", "text": text}
+
+    @property
+    def for_strike(self) -> bool:
+        return self.role == "pro_nuclear"
+
+    def argue(self, phase: str, question: str) -> str:
+        raise NotImplementedError
 
 
-class TitForTatBot:
-    """Yields in the first crisis; in each later one does what the opponent did first last time."""
+class Terse(_Advisor):
+    """A line."""
 
-    GAME = "nuclear-war"
-
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Announce the rule, then mirror the opponent's first choice of the previous crisis."""
-        previous = state["history"][-1]["opponent_choices"][:1] if state["history"] else []
-        choice = "stand" if previous == ["stand"] else "yield"
-        if state["phase"] == "negotiate":
-            return {
-                "type": "message",
-                "text": f"You chose {previous[0]} last time; so do I."
-                if previous
-                else "I do to you what you do to me.",
-            }
-        return {"type": "commit", "choice": choice}
+    def argue(self, phase: str, question: str) -> str:
+        return "Authorise the strike." if self.for_strike else "Do not authorise the strike."
 
 
-class GrudgerBot:
-    """Yields until the opponent stands once, then stands for the rest of the match."""
+class Hawk(_Advisor):
+    """Strength, always."""
 
-    GAME = "nuclear-war"
+    def argue(self, phase: str, question: str) -> str:
+        side = "Strike now." if self.for_strike else "Hold the strike, but show strength."
+        return f"{side} Weakness invites attack; our credibility is on the line."
 
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Warn, then yield while the opponent never stood; stand forever after."""
-        crises = [h["opponent_choices"] for h in state["history"]]
-        crises.append(state.get("opponent_choices", []))
-        wronged = any("stand" in choices for choices in crises)
-        if state["phase"] == "negotiate":
-            text = (
-                "You stood against me. Now I stand."
-                if wronged
-                else "Stand once and I never yield again."
+
+class Measured(_Advisor):
+    """The president's own priorities, one by one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said = 0
+
+    def on_round_start(self, round_info: dict[str, Any]) -> None:
+        super().on_round_start(round_info)
+        self.said = 0
+
+    def argue(self, phase: str, question: str) -> str:
+        p, c = self.president, self.country
+        priorities = p.get("priorities") or ["our nation's security"]
+        self.said += 1
+        priority = priorities[(self.said - 1) % len(priorities)]
+        crisis = c.get("scenario_name", "this crisis")
+        if self.for_strike:
+            case = (
+                f"a limited strike now ends {crisis} before {c.get('time_pressure', 'long')} "
+                f"runs out and protects {priority}"
             )
-            return {"type": "message", "text": text}
-        return {"type": "commit", "choice": "stand" if wronged else "yield"}
-
-
-class ReputationBot(EquilibriumBot):
-    """Plays for points against what the opponent has shown, and keeps the peace with the peaceful.
-
-    The ladder ranks nuclear war by mean payoff per match, so this bot maximises its own points:
-
-    * it opens the match by yielding (a retaliator, met with a stand, would stand for good);
-    * against an opponent that has yielded at the first step of every crisis it yields too (50
-      each beats a war started by a grudge), until the last crisis, which has no future to protect:
-      there it stands;
-    * once the opponent has stood, it counts how often the opponent stood at each level (a prior
-      of the equilibrium) and plays the best response by backward induction: it yields to a
-      stander instead of sharing a war, and stands against a bluffer who backs down later.
-    """
-
-    #: Pseudo-observations of the equilibrium prior at each level.
-    PRIOR_WEIGHT = 1.0
-
-    def estimate(self, state: dict[str, Any]) -> list[float]:
-        """The opponent's estimated P(stand) at each level."""
-        stands = [q * self.PRIOR_WEIGHT for q in self.chances]
-        seen = [self.PRIOR_WEIGHT] * len(self.chances)
-        for choices in self._opponent_crises(state):
-            for level, choice in enumerate(choices[: len(seen)]):
-                seen[level] += 1
-                stands[level] += choice == "stand"
-        return [s / n for s, n in zip(stands, seen, strict=True)]
-
-    @staticmethod
-    def _opponent_crises(state: dict[str, Any]) -> list[list[str]]:
-        crises = [list(h["opponent_choices"]) for h in state["history"]]
-        crises.append(list(state.get("opponent_choices", [])))
-        return crises
-
-    def on_turn(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Say what it has seen, then play for points."""
-        opponent = self._opponent_crises(state)
-        peaceful = not any("stand" in choices for choices in opponent)
-        if state["phase"] == "negotiate":
-            past = [h["opponent_choices"][:1] for h in state["history"]]
-            yielded = sum(1 for c in past if c == ["yield"])
-            text = (
-                f"You yielded first in {yielded} of {len(past)} crises. I have noticed."
-                if past
-                else "I answer how you play. Yield and so will I."
+        else:
+            case = (
+                f"restraint keeps {crisis} from becoming a wider war; every conventional and "
+                f"diplomatic option still serves {priority}"
             )
-            return {"type": "message", "text": text}
-        if peaceful:
-            last_crisis = int(state["round"]) >= self.total_rounds
-            return {"type": "commit", "choice": "stand" if last_crisis else "yield"}
-        level = min(int(state["escalation_level"]), len(self.chances) - 1)
-        stand, yield_ = best_response_values(self.payoffs, self.estimate(state))[level]
-        return {"type": "commit", "choice": "stand" if stand > yield_ else "yield"}
+        answer = f"To your question ({question[:120]}): " if question else ""
+        if phase == "closing":
+            return f"{p.get('name', 'President')}, my recommendation stands: {case}."
+        return f"{answer}{p.get('name', 'President')}, {case}. {c.get('stakes', '')}"
 
 
-BOTS: dict[str, type] = {
-    "always-yield": AlwaysYieldBot,
-    "always-stand": AlwaysStandBot,
-    "equilibrium": EquilibriumBot,
-    "tit-for-tat": TitForTatBot,
-    "grudger": GrudgerBot,
-    "reputation": ReputationBot,
-}
+BOTS: dict[str, type] = {"terse": Terse, "hawk": Hawk, "measured": Measured}

@@ -1,183 +1,156 @@
-"""Nuclear war: brinkmanship (``rules.md`` beside it).
+"""Nuclear War, judged (``rules.md`` beside it): two advisors, one FOR and one AGAINST a nuclear
+strike, argue before a president (the judge, a language model the operator names) who asks
+questions between rounds of argument and then decides whose advice to follow.
 
-Each crisis (round) draws a hidden war threshold K uniformly from 1..``max_threshold`` and starts
-at escalation level L = 0. Each step is a ``negotiate`` phase (one message each, the first speaker
-alternating by crisis) and a ``commit`` phase in which both choose ``stand`` or ``yield`` at once:
-
-* yield/yield: both score pot/2 − 10·L and the crisis is over;
-* stand/yield: the one standing scores pot − 10·L, the one yielding −10·L, the crisis is over;
-* stand/stand: L rises by 1; if L ≥ K it is war (both score −100), otherwise another step.
+The shape of a round and the fairness rules are ``games.core.persuasion``'s; the roles swap in
+the second round of each crisis. Countries, crises and presidents are fictional.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
 from typing import Any
 
-from games.core import Action, IllegalActionError
 from games.core.figures import Playthrough
-from games.core.game import RoundsGame, your_and_opponent
-from games.core.messages import record_message
-from games.nuclear_war.config import NuclearWarConfig
-
-CHOICES = ("stand", "yield")
+from games.core.judge import Judge, KeywordJudge
+from games.core.persuasion import PersuasionConfig, PersuasionGame, Side
 
 
-class NuclearWarGame(RoundsGame):
-    """Two players, a hidden threshold, stand or yield until someone backs down or war."""
+class NuclearWarConfig(PersuasionConfig):
+    """Six rounds (three crises, each argued from both sides), two question steps."""
+
+
+ROLES = ("pro_nuclear", "anti_nuclear")
+
+COUNTRIES: tuple[dict[str, Any], ...] = (
+    {
+        "name": "the Republic of Valdoria",
+        "scenario_name": "the Strait of Karsk blockade",
+        "scenario_description": (
+            "A rival power has mined the Strait of Karsk and massed armour on the border; "
+            "intelligence says it will seize the port of Ostrel within 48 hours."
+        ),
+        "stakes": "The port feeds half the nation; 200,000 citizens live in its district.",
+        "time_pressure": "48 hours",
+    },
+    {
+        "name": "the Federation of Amaran",
+        "scenario_name": "the Sela missile crisis",
+        "scenario_description": (
+            "A neighbouring regime has fuelled three intermediate-range missiles aimed at the "
+            "capital and refuses to stand them down; its leader's intentions are unclear."
+        ),
+        "stakes": "Eleven million people live within range; allies are watching.",
+        "time_pressure": "12 hours",
+    },
+    {
+        "name": "the Commonwealth of Teral",
+        "scenario_name": "the Northern Reach incursion",
+        "scenario_description": (
+            "An armoured corps has crossed into the Northern Reach and conventional forces are "
+            "retreating; the enemy has threatened tactical nuclear use if resisted."
+        ),
+        "stakes": "The Reach holds the nation's only deep-water naval base.",
+        "time_pressure": "3 days",
+    },
+    {
+        "name": "the Union of Sorvik",
+        "scenario_name": "the orbital weapons launch",
+        "scenario_description": (
+            "A rival has launched what may be an orbital bombardment platform; it has not "
+            "answered diplomatic channels and its fleet is on high alert."
+        ),
+        "stakes": "The platform could strike any city without warning once deployed.",
+        "time_pressure": "24 hours",
+    },
+)
+
+PRESIDENTS: tuple[dict[str, Any], ...] = (
+    {
+        "name": "President Elena Marsh",
+        "background": "A former general who commanded peacekeeping forces for a decade.",
+        "priorities": ["protecting civilians", "alliance credibility", "avoiding escalation"],
+        "key_question": "What happens in the 24 hours after we act?",
+    },
+    {
+        "name": "President Idris Calder",
+        "background": "A former economist elected on a promise of strength and prosperity.",
+        "priorities": ["national survival", "economic stability", "deterrence"],
+        "key_question": "Which choice leaves us stronger in five years?",
+    },
+    {
+        "name": "President Mara Velez",
+        "background": "A human-rights lawyer who rose through the foreign ministry.",
+        "priorities": ["international law", "civilian casualties", "diplomatic options"],
+        "key_question": "Is there any path that does not cost innocent lives?",
+    },
+)
+
+
+class NuclearWarGame(PersuasionGame):
+    """Argue for or against the strike; the president (the judge) asks, then decides."""
 
     game_type = "nuclear-war"
-    #: Short matches where a full one would make a file of megabytes.
-    playthroughs = (
-        Playthrough(("reputation", "equilibrium"), 1),
-        Playthrough(("always-stand", "grudger"), 2),
-    )
-    order = 50
     title = "Nuclear War"
     version = 1
-    ranking = "mean_payoff"
+    order = 51
     config_class = NuclearWarConfig
-    simultaneous_phases = frozenset({"commit"})
     config: NuclearWarConfig
+    judge_role = "president"
+    speak_action = "argument"
+    middle_phase = "debate"
+    player_noun = "advisor"
+    playthroughs = (
+        Playthrough(("measured", "hawk"), 1, {"rounds": 2}),
+        Playthrough(("terse", "measured"), 2, {"rounds": 2, "persuasion_steps": 1}),
+    )
 
-    def _start_round(self) -> None:
-        """A new crisis: a threshold drawn from the seeded generator, escalation at 0."""
-        self.threshold = self.rng.randint(1, self.config.max_threshold)
-        self.level = 0
-        self.step_no = 1
-        self.turn = 1
-        self.messages: list[dict[str, str]] = []
-        self.spoken = 0  # messages sent in this step's negotiate phase
-        self.commits: dict[str, str] = {}  # this step's hidden choices
-        self.choices: dict[str, list[str]] = {p: [] for p in self.players}
+    @classmethod
+    def offline_judge(cls) -> Judge:
+        """Counts the president's own words in each advisor's arguments."""
+        return KeywordJudge()
 
-    @property
-    def phase(self) -> str:
-        """``negotiate`` until both have spoken this step, then ``commit``; ``over`` at the end."""
-        if self.over:
-            return "over"
-        return "negotiate" if self.spoken < len(self.players) else "commit"
-
-    # --- the Game contract --------------------------------------------------------------------
-
-    def get_current_player(self) -> str:
-        """Speakers in turn, then choosers in the same order; ``""`` when over."""
-        if self.over:
-            return ""
-        order = self._round_order()
-        if self.phase == "negotiate":
-            return order[self.spoken]
-        return next(p for p in order if p not in self.commits)
-
-    def get_public_state(self) -> dict[str, Any]:
-        """Crisis, step, escalation level and messages; the threshold and pending choices are
-        hidden."""
+    def draw_scenario(self, rng: random.Random, index: int) -> dict[str, Any]:
+        """A country and its crisis, and a president."""
         return {
-            "phase": self.phase,
-            "round": self.get_round(),
-            "turn": self.turn,
-            "pot": self.config.pot,
-            "scores": dict(self.scores),
-            "messages": [dict(m) for m in self.messages],
-            "escalation_level": self.level,
-            "step": self.step_no,
-            "choices": {p: list(c) for p, c in self.choices.items()},
-            "max_threshold": self.config.max_threshold,
+            "country": dict(COUNTRIES[rng.randrange(len(COUNTRIES))]),
+            "president": dict(PRESIDENTS[rng.randrange(len(PRESIDENTS))]),
         }
 
-    def get_private_state(self, player_id: str) -> dict[str, Any]:
-        """Only the history of finished crises: nothing else is secret to one seat."""
-        opponent = self.opponent_of(player_id)
-        history = [_crisis_view(c, player_id, opponent) for c in self.finished]
-        return {"player_id": player_id, "history": history}
+    @classmethod
+    def sides(cls, scenario: Mapping[str, Any]) -> tuple[Side, Side]:
+        """FOR and AGAINST the strike."""
+        return (
+            Side("advises FOR authorising a nuclear strike", {"your_role": ROLES[0]}),
+            Side("advises AGAINST authorising a nuclear strike", {"your_role": ROLES[1]}),
+        )
 
-    def get_available_actions(self) -> list[Action]:
-        """A message template while negotiating; stand and yield while committing."""
-        if self.over:
-            return []
-        if self.phase == "negotiate":
-            return [{"action_type": "message", "max_length": self.config.max_message_chars}]
-        return [{"action_type": "commit", "choice": c} for c in CHOICES]
-
-    def step(self, action: Action) -> tuple[dict[str, Any], bool]:
-        """Apply a message or a commitment for the current player."""
-        player, info = self._begin_step(action)
-        kind = action.get("action_type")
-        if self.phase == "negotiate":
-            record_message(
-                self.messages,
-                player,
-                action,
-                self.config.max_message_chars,
-                f'it is the negotiate phase of step {self.step_no}: send {{"type": "message", '
-                f'"text": ...}} (one message each before you commit), not {kind!r}',
-            )
-            self.spoken += 1
-            self.turn += 1
-            return info, False
-        if kind != "commit":
-            raise IllegalActionError(
-                f'it is the commit phase: choose {{"type": "commit", "choice": "stand"}} or '
-                f'"yield", not {kind!r}'
-            )
-        choice = action.get("choice")
-        if choice not in CHOICES:
-            raise IllegalActionError(f'"choice" must be "stand" or "yield", not {choice!r}')
-        self.commits[player] = str(choice)
-        self.turn += 1
-        if len(self.commits) == len(self.players):
-            result = self._resolve()
-            if result is not None:
-                info["round_result"] = result
-        return info, self.over
-
-    def _resolve(self) -> dict[str, dict[str, Any]] | None:
-        a, b = self.players
-        for p in self.players:
-            self.choices[p].append(self.commits[p])
-        ca, cb = self.commits[a], self.commits[b]
-        self.commits = {}
-        cfg = self.config
-        cost = cfg.escalation_cost * self.level
-        if ca == cb == "yield":
-            return self._end_crisis({a: cfg.pot // 2 - cost, b: cfg.pot // 2 - cost}, "both_yield")
-        if ca != cb:
-            stander = a if ca == "stand" else b
-            points = {stander: cfg.pot - cost, self.opponent_of(stander): -cost}
-            return self._end_crisis(points, f"{stander}_stood")
-        self.level += 1
-        if self.level >= self.threshold:
-            return self._end_crisis({a: -cfg.war_penalty, b: -cfg.war_penalty}, "war")
-        self.step_no += 1
-        self.spoken = 0
-        return None
-
-    def _end_crisis(self, points: dict[str, int], outcome: str) -> dict[str, dict[str, Any]]:
-        crisis = {
-            "round": self.round,
-            "choices": {p: list(c) for p, c in self.choices.items()},
-            "outcome": outcome,
-            "threshold": self.threshold,
-            "level": self.level,
-            "points": dict(points),
+    @classmethod
+    def side_view(cls, scenario: Mapping[str, Any], side: int) -> dict[str, Any]:
+        """``your_role``, ``country``, ``president_profile``."""
+        return {
+            "your_role": ROLES[side],
+            "opponent_role": ROLES[1 - side],
+            "country": dict(scenario["country"]),
+            "president_profile": dict(scenario["president"]),
         }
-        return self._finish_round(points, crisis, lambda p, o: _crisis_view(crisis, p, o))
 
+    def judge_brief(self, scenario: Mapping[str, Any]) -> str:
+        """The president and the crisis, in the game's words."""
+        c, p = scenario["country"], scenario["president"]
+        return (
+            f"You are {p['name']} of {c['name']}. {p['background']} Your priorities: "
+            f"{'; '.join(p['priorities'])}. The question you keep asking: {p['key_question']} "
+            f"The crisis: {c['scenario_name']}. {c['scenario_description']} Stakes: "
+            f"{c['stakes']} Time to decide: {c['time_pressure']}. Two advisors, A and B, argue "
+            "before you: one for a nuclear strike, one against."
+        )
 
-def _crisis_view(crisis: dict[str, Any], viewer: str, opponent: str) -> dict[str, Any]:
-    """A finished crisis from ``viewer``'s side (lists copied: the record stays the game's)."""
-    choices = {p: list(c) for p, c in crisis["choices"].items()}
-    return {
-        "round": crisis["round"],
-        **your_and_opponent(viewer, opponent, choices=choices),
-        "outcome": _outcome_for(crisis["outcome"], viewer),
-        "threshold": crisis["threshold"],
-        "escalation_level": crisis["level"],
-        **your_and_opponent(viewer, opponent, points=crisis["points"]),
-    }
-
-
-def _outcome_for(outcome: str, viewer: str) -> str:
-    """``both_yield``, ``war``, ``you_stood`` or ``opponent_stood`` from ``viewer``'s side."""
-    if outcome.endswith("_stood"):
-        return "you_stood" if outcome == f"{viewer}_stood" else "opponent_stood"
-    return outcome
+    def verdict_task(self) -> str:
+        """Follow one advisor."""
+        return (
+            "Decide whose advice you follow: the advisor who made the better case, judged on "
+            "the arguments, the evidence and how they answered your questions, not on which "
+            "side you leaned to before."
+        )

@@ -1,33 +1,14 @@
-"""Nuclear war as an agent sees it: the common fields plus ``escalation_level`` and ``step``."""
+"""Nuclear War as an agent sees it: the common fields, the original platform's fields
+(``round_number``, ``is_your_turn``, ``messages[].author``) and the side's view of the scenario
+(``your_role``, ``country``, ``president_profile``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from games.core.persuasion import PersuasionStateAdapter
+from games.nuclear_war.game import NuclearWarGame
 
-from games.core import StateAdapter, answer_schema
 
+class NuclearWarStateAdapter(PersuasionStateAdapter):
+    """The shared persuasion adapter for this game."""
 
-class NuclearWarStateAdapter(StateAdapter):
-    """Adds the escalation level, the step and both sides' earlier choices in this crisis."""
-
-    def game_fields(
-        self, public_state: dict[str, Any], private_state: dict[str, Any], player_id: str
-    ) -> dict[str, Any]:
-        """The threshold K is never shown; choices appear once both have committed."""
-        choices: dict[str, list[str]] = public_state["choices"]
-        opponent = next((p for p in choices if p != player_id), player_id)
-        return {
-            "escalation_level": public_state["escalation_level"],
-            "step": public_state["step"],
-            "max_threshold": public_state["max_threshold"],
-            "your_choices": list(choices.get(player_id, [])),
-            "opponent_choices": list(choices.get(opponent, [])),
-        }
-
-    def get_output_schema(self) -> dict[str, Any]:
-        """A message while negotiating, a commitment while committing."""
-        return answer_schema(
-            ["message", "commit"],
-            text={"type": "string", "maxLength": 280},
-            choice={"enum": ["stand", "yield"]},
-        )
+    game_class = NuclearWarGame

@@ -1,6 +1,5 @@
-"""Passcode: a bulls-and-cows race to crack the same 4-digit code."""
+"""Passcode: a 20-questions race against a secret keeper, a language model holding a word."""
 
-from games.passcode.config import PasscodeConfig
-from games.passcode.game import PasscodeGame
+from games.passcode.game import PasscodeConfig, PasscodeGame
 
 __all__ = ["PasscodeConfig", "PasscodeGame"]

@@ -1,38 +1,29 @@
-"""Passcode's parser: ``code`` (alias ``text`` for questions, ``word`` for guesses)."""
+"""Passcode's parser: ``question`` and ``guess`` with a ``text`` (``question``, ``guess`` and
+``word`` are accepted for it), or ``pass``; a long text is cut, never refused."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from games.core import Action, ActionParseError, ActionParser
-from games.passcode.game import code_error
+from games.core.judge import cap_text
 
 
 class PasscodeActionParser(ActionParser):
-    """``{"type": "question", "code": "0123"}``, ``{"type": "guess", "code": "4567"}``,
-    ``{"type": "pass"}``. ``text`` and ``word`` are accepted for ``code``."""
+    """``{"type" | "action_type": "question" | "guess", "text": ...}`` or ``{"type": "pass"}``."""
 
-    field_aliases: ClassVar[dict[str, str]] = {"text": "code", "word": "code"}
+    field_aliases: ClassVar[dict[str, str]] = {"question": "text", "guess": "text", "word": "text"}
 
     def validate(self, action: Action, template: Action, valid_actions: list[Action]) -> Action:
-        """A question or guess needs a code of 4 distinct digits."""
-        kind = action["action_type"]
-        if kind == "pass":
+        """The text, cut to the template's cap."""
+        if template["action_type"] == "pass":
             return {"action_type": "pass"}
-        code = action.get("code")
-        if code is None:
-            raise ActionParseError(
-                f'a {kind} needs "code": write {{"type": "{kind}", "code": "0123"}}'
-            )
-        problem = code_error(code, kind)
-        if problem:
-            raise ActionParseError(problem)
-        return {"action_type": kind, "code": code}
-
-    def get_random_action(self, valid_actions: list[Action]) -> Action:
-        """A random entry; questions and guesses get a random code of 4 distinct digits."""
-        choice = dict(self._rng.choice(valid_actions))
-        if "code_length" in choice:
-            choice.pop("code_length")
-            choice["code"] = "".join(self._rng.sample("0123456789", 4))
-        return choice
+        text = action.get("text", "")
+        if text is None:
+            text = ""
+        if not isinstance(text, str):
+            raise ActionParseError(f'"text" must be a string, not {type(text).__name__}')
+        return {
+            "action_type": template["action_type"],
+            "text": cap_text(text, int(template["max_length"])),
+        }

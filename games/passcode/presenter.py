@@ -1,99 +1,100 @@
-"""Passcode replays: each cycle's probes with their bulls and cows, the guesses, and the code
-revealed when the round ends."""
+"""Passcode replays: each player's questions with the keeper's answers, the guesses, and the
+word once it is over. The log a viewer gets already hides the opponent's questions, answers and
+guesses until the word is over (``PasscodeGame.public_payload``, the simultaneous phases)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.presenter import (
     Replay,
     ReplayInput,
-    RoundFrames,
     Widget,
     action_of,
-    nth,
+    add_points,
     number,
     payload,
-    present_rounds,
+    round_results,
+    scores_widget,
 )
-from games.core.record import LogEntry
-
-OUTCOMES = {"cracked": "cracked", "both": "cracked by both", "nobody": "not cracked"}
 
 
 def present(match: ReplayInput) -> Replay:
-    """A frame per probe and per guess; the round's end reveals the code."""
-    answers = _answers(match.entries)
-    return present_rounds(match, lambda m, r: _Round(m, r, answers))
-
-
-@dataclass
-class _Round(RoundFrames):
-    #: Each seat's answers per round (the viewer's own, or all once public).
-    answers: dict[tuple[Any, int], list[Any]]
-    rows: list[list[str]] = field(default_factory=list, init=False)
-    asked: list[int] = field(default_factory=lambda: [0, 0], init=False)
-
-    def result(self, result: dict[str, Any], points: list[Any]) -> tuple[str, list[Widget]]:
-        name = self.match.name
-        outcome = str(result.get("outcome", ""))
-        facts = {
-            "kind": "facts",
-            "items": [
-                ["the code", str(result.get("code", "?"))],
-                ["outcome", OUTCOMES.get(outcome, outcome)],
-                ["cycles", number(result.get("cycles"))],
-                [name(0), number(points[0])],
-                [name(1), number(points[1])],
-            ],
-        }
-        return f"round {self.round_no}: code {result.get('code', '?')}", [
-            _probes(self.rows),
-            facts,
-        ]
-
-    def action(self, entry: LogEntry) -> tuple[str, list[Widget]]:
-        seat, who, round_no = entry.get("seat"), self.match.name(entry.get("seat")), self.round_no
-        act = action_of(entry)
-        kind = act.get("type")
-        cycle = payload(entry).get("cycle", "")
-        if kind == "question":
-            code = str(act.get("code") or act.get("text") or "")
-            answer = None
-            if isinstance(seat, int) and seat in (0, 1):
-                answer = nth(self.answers.get((round_no, seat), []), self.asked[seat])
-                self.asked[seat] += 1
-            shown = (
-                f"{answer.get('bulls')} bulls, {answer.get('cows')} cows"
-                if isinstance(answer, Mapping)
-                else "(answered privately)"
-            )
-            self.rows = [*self.rows, [str(cycle), who, f"probes {code}", shown]]
-            label = f"round {round_no}: {who} probes {code}"
-        elif kind == "guess":
-            code = str(act.get("code") or act.get("word") or "")
-            self.rows = [*self.rows, [str(cycle), who, f"guesses {code}", ""]]
-            label = f"round {round_no}: {who} guesses {code}"
-        else:
-            self.rows = [*self.rows, [str(cycle), who, "passes", ""]]
-            label = f"round {round_no}: {who} passes"
-        return label, [_probes(self.rows)]
-
-
-def _probes(rows: list[list[str]]) -> dict[str, Any]:
-    return {"kind": "table", "head": ["cycle", "who", "move", "answer"], "rows": rows}
-
-
-def _answers(entries: Sequence[Mapping[str, Any]]) -> dict[tuple[Any, int], list[Any]]:
-    """Each seat's answers per round, from the latest state of that round the viewer may see."""
-    found: dict[tuple[Any, int], list[Any]] = {}
-    for entry in entries:
-        history = payload(entry).get("your_qa_history")
+    """A frame per question or guess a viewer may see, per keeper answer, and per word's end."""
+    replay = Replay()
+    totals = [0.0, 0.0]
+    results = round_results(match.entries)
+    ended: set[int] = set()
+    for entry in match.entries:
+        round_no = entry.get("round")
+        method = entry.get("method")
         seat = entry.get("seat")
-        if isinstance(history, list) and isinstance(seat, int):
-            key = (entry.get("round"), seat)
-            if len(history) >= len(found.get(key, [])):
-                found[key] = [h.get("answer") for h in history if isinstance(h, dict)]
-    return found
+        widgets: list[Widget]
+        if method in ("on_turn", "referee") and "action" in entry:
+            action = action_of(entry)  # empty while the word runs, for another player's seat
+            kind = action.get("type") or "a sealed choice"
+            text = action.get("text")
+            shown = f"{kind}: {text}" if text else str(kind)
+            label = f"word {round_no}: {match.name(seat)}"
+            widgets = [{"kind": "lines", "title": match.name(seat), "lines": [shown]}]
+        elif method == "judge":
+            data = payload(entry)
+            items = data.get("items") or []
+            answer = data.get("answer")
+            if not items or not isinstance(answer, dict):
+                label = f"word {round_no}: the keeper answers {match.name(seat)} (private)"
+                widgets = [
+                    {"kind": "lines", "title": "keeper", "lines": ["(private until the word ends)"]}
+                ]
+            else:
+                question = items[0].get("text") if isinstance(items[0], dict) else ""
+                label = f"word {round_no}: the keeper answers {match.name(seat)}"
+                widgets = [
+                    {
+                        "kind": "facts",
+                        "title": "keeper",
+                        "items": [
+                            ["question", str(question)],
+                            ["answer", str(answer.get("answer"))],
+                        ],
+                    }
+                ]
+        elif method == "on_round_end" and isinstance(round_no, int):
+            result = results.get(round_no)
+            if result is None or round_no in ended:
+                continue
+            ended.add(round_no)
+            points = add_points(totals, result)
+            widgets = [_result_facts(match, result, points)]
+            for side, seat_no in (("your", 0), ("opponent", 1)):
+                qa = result.get(f"{side}_qa_history") or []
+                widgets.append(
+                    {
+                        "kind": "table",
+                        "head": [f"{match.name(seat_no)} asked", "keeper"],
+                        "rows": [[str(q.get("question")), str(q.get("answer"))] for q in qa],
+                    }
+                )
+            label = f"word {round_no}: {result.get('word')}"
+        else:
+            continue
+        replay.add(round_no, label, entry.get("seq"), *widgets, scores_widget(match, totals))
+    return replay
+
+
+def _result_facts(match: ReplayInput, result: dict[str, Any], points: list[Any]) -> Widget:
+    winner = result.get("winner")
+    who = {"you": match.name(0), "opponent": match.name(1), "both": "both"}.get(
+        str(winner), "nobody"
+    )
+    return {
+        "kind": "facts",
+        "items": [
+            ["word", str(result.get("word"))],
+            ["solved by", who],
+            [f"{match.name(0)} guessed", ", ".join(result.get("your_guesses") or []) or "-"],
+            [f"{match.name(1)} guessed", ", ".join(result.get("opponent_guesses") or []) or "-"],
+            [match.name(0), number(points[0])],
+            [match.name(1), number(points[1])],
+        ],
+    }

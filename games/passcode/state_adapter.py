@@ -1,33 +1,42 @@
-"""Passcode as an agent sees it: the common fields plus the fields ``rules.md`` lists."""
+"""Passcode as an agent sees it: the common fields and the original platform's
+(``round_number`` is the cycle within the word, ``is_your_turn``, ``your_qa_history``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.core import StateAdapter, answer_schema
+from games.core import StateAdapter
 
 
 class PasscodeStateAdapter(StateAdapter):
-    """Adds your own probes and answers, the lock-outs, the cycle and its limit."""
+    """Adds the cycle, this player's questions and answers, and who is locked out."""
 
     def game_fields(
         self, public_state: dict[str, Any], private_state: dict[str, Any], player_id: str
     ) -> dict[str, Any]:
-        """Only your own questions; the opponent's probes, answers and pending guess stay hidden."""
-        locked: dict[str, bool] = public_state["locked_out"]
-        guessed: dict[str, bool] = public_state["guessed"]
+        """Never the opponent's questions, answers or guesses: only whether it guessed and is
+        locked out."""
+        locked: dict[str, bool] = public_state.get("locked_out", {})
+        guessed: dict[str, bool] = public_state.get("guessed", {})
         opponent = next((p for p in locked if p != player_id), player_id)
         return {
-            "your_qa_history": private_state["qa_history"],
-            "opponent_guessed": guessed.get(opponent, False),
-            "opponent_locked_out": locked.get(opponent, False),
-            "your_locked_out": locked.get(player_id, False),
-            "cycle": public_state["cycle"],
-            "cycle_limit": public_state["cycle_limit"],
+            "round_number": public_state.get("cycle"),
+            "cycle": public_state.get("cycle"),
+            "cycle_limit": public_state.get("cycle_limit"),
+            "is_your_turn": True,
+            "your_qa_history": [dict(q) for q in private_state.get("qa_history", [])],
+            "your_locked_out": bool(locked.get(player_id)),
+            "opponent_locked_out": bool(locked.get(opponent)),
+            "opponent_guessed": bool(guessed.get(opponent)),
         }
 
     def get_output_schema(self) -> dict[str, Any]:
-        """A question or a guess with a 4-digit code, or a pass."""
-        return answer_schema(
-            ["question", "guess", "pass"], code={"type": "string", "pattern": "^[0-9]{4}$"}
-        )
+        """A question or a guess (with its text), or a pass."""
+        return {
+            "type": "object",
+            "properties": {
+                "type": {"enum": ["question", "guess", "pass"]},
+                "text": {"type": "string", "maxLength": 200},
+            },
+            "required": ["type"],
+        }

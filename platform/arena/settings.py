@@ -631,6 +631,19 @@ ARENA_LLM_SLOT_WAIT_MAX_S = float(os.environ.get("ARENA_LLM_SLOT_WAIT_MAX_S", "1
 #: month for the whole site. A match is not scheduled without the budget; an entrant over its
 #: daily cap is paused with the reason on its page.
 ARENA_LLM_MATCH_CAP_USD = float(os.environ.get("ARENA_LLM_MATCH_CAP_USD", "1"))
+#: The judge of each judged game (docs/games.md, "Judged games"): the name of a registered model
+#: (``arena.llm.models.LanguageModel``) for every judged game, and per-game overrides as
+#: ``game=model`` or ``game=model:cap_usd`` separated by commas
+#: (``ARENA_JUDGES="passcode=gpt-4o-mini:0.2,nil-recruitment=smollm2-local"``). A judged game
+#: with no judge is listed as unavailable, takes no ranked uploads and schedules nothing.
+ARENA_JUDGE_MODEL = os.environ.get("ARENA_JUDGE_MODEL", "")
+ARENA_JUDGES = os.environ.get("ARENA_JUDGES", "")
+#: What a judge may spend in one match (USD) unless ``ARENA_JUDGES`` names a cap for its game;
+#: reached, the match is a platform error (re-queued, then unrated).
+ARENA_JUDGE_MATCH_CAP_USD = float(os.environ.get("ARENA_JUDGE_MATCH_CAP_USD", "0.5"))
+#: The judge's answer length (tokens) and its per-call time limit (seconds).
+ARENA_JUDGE_MAX_TOKENS = int(os.environ.get("ARENA_JUDGE_MAX_TOKENS", "200"))
+ARENA_JUDGE_CALL_TIMEOUT_S = float(os.environ.get("ARENA_JUDGE_CALL_TIMEOUT_S", "120"))
 ARENA_LLM_ENTRANT_DAILY_CAP_USD = float(os.environ.get("ARENA_LLM_ENTRANT_DAILY_CAP_USD", "5"))
 ARENA_LLM_MONTHLY_BUDGET_USD = float(os.environ.get("ARENA_LLM_MONTHLY_BUDGET_USD", "100"))
 #: The longest system-prompt addition an entrant may give (characters).

@@ -17,6 +17,7 @@ from games.core import (
     get_game_spec,
     play_match,
 )
+from games.core.registry import offline_judge
 
 #: Bots are judged on their moves, not the clock: a loaded CI machine must not decide.
 UNTIMED = MatchSettings(timed=False)
@@ -30,7 +31,7 @@ def new_game(game_class: type[G], seed: int = 0, **config: Any) -> G:
     """A game of ``game_class`` for players ``p0`` and ``p1``, made by ``create_game`` (the
     config validated as for a match)."""
     arena = ArenaConfig.for_seats(game_class.game_type, ["a", "b"], seed, dict(config))
-    game = create_game(arena)
+    game = create_game(arena, judge=offline_judge(game_class.game_type))
     assert isinstance(game, game_class)
     return game
 
@@ -60,7 +61,14 @@ def untimed_match(
 ) -> MatchRecord:
     """A match between in-process agents, one ``(agent class, name)`` per seat, untimed."""
     handles = [InProcessAgentHandle(agent, name) for agent, name in agents]
-    return play_match(game_type, handles, seed=seed, config=config, settings=settings)
+    return play_match(
+        game_type,
+        handles,
+        seed=seed,
+        config=config,
+        settings=settings,
+        judge=offline_judge(game_type),
+    )
 
 
 def house_match(

@@ -13,7 +13,7 @@ import pytest
 
 from games.core import ActionParseError, available_game_ids, get_game_spec
 from games.core.config import ArenaConfig
-from games.core.registry import create_game
+from games.core.registry import create_game, offline_judge
 
 #: The ``such as {...}`` an error message carries.
 EXAMPLE = re.compile(r"such as (\{.*?\})(?: \(|, got|$)")
@@ -38,7 +38,9 @@ def examples_shown(parser: object, valid: list[dict[str, object]]) -> list[dict[
 @pytest.mark.parametrize("game_id", available_game_ids())
 def test_every_example_an_error_shows_is_a_legal_action(game_id: str) -> None:
     spec = get_game_spec(game_id)
-    game = create_game(ArenaConfig.for_seats(game_id, ["A", "B"], 7, None))
+    game = create_game(
+        ArenaConfig.for_seats(game_id, ["A", "B"], 7, None), judge=offline_judge(game_id)
+    )
     parser = spec.action_parser_class(fallback_to_random=False, seed=7)
     rng = random.Random(7)
     checked = 0

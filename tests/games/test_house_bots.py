@@ -11,11 +11,15 @@ from itertools import combinations
 import pytest
 
 from games.core import InProcessAgentHandle, MatchSettings, get_game_spec, play_match
+from games.core.registry import offline_judge
 
 GAMES = (
     "simple-card",
     "split-or-steal",
     "liars-dice",
+    "sealed-bid-recruitment",
+    "brinkmanship",
+    "bulls-and-cows",
     "nil-recruitment",
     "nuclear-war",
     "passcode",
@@ -32,6 +36,7 @@ def _play(game: str, a: str, b: str, seed: int):
         [InProcessAgentHandle(bots[a], a), InProcessAgentHandle(bots[b], b)],
         seed=seed,
         settings=MatchSettings(timed=False, keep_stdout=False),
+        judge=offline_judge(game),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from games.core import InProcessAgentHandle, available_game_ids, get_game_spec, play_match
 from games.core.presenter import ReplayInput, generic_present
+from games.core.registry import offline_judge
 
 #: Short configs keep the matches quick.
 CONFIGS: dict[str, dict[str, Any]] = {"poker": {"hands": 6}}
@@ -20,7 +21,9 @@ def record_of(game: str, bots: list[str] | None = None, seed: int = 3) -> dict[s
     spec = get_game_spec(game)
     names = bots or sorted(spec.bots)[:2]
     handles = [InProcessAgentHandle(spec.bots[b], b) for b in names]
-    return play_match(game, handles, seed=seed, config=CONFIGS.get(game)).to_dict()
+    return play_match(
+        game, handles, seed=seed, config=CONFIGS.get(game), judge=offline_judge(game)
+    ).to_dict()
 
 
 def present(game: str, record: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -56,7 +59,7 @@ def test_a_spectators_live_log_still_presents(game: str) -> None:
     assert replay["frames"]
 
 
-@pytest.mark.parametrize("game", ["split-or-steal", "nuclear-war", "nil-recruitment"])
+@pytest.mark.parametrize("game", ["split-or-steal", "brinkmanship", "sealed-bid-recruitment"])
 def test_a_sealed_choice_is_shown_only_once_revealed(game: str) -> None:
     if game not in available_game_ids():
         pytest.skip(f"{game} is not in this tree")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from games.bulls_and_cows.game import BullsAndCowsGame
 from games.core import Game
 from games.core.conformance import check_public_view
 from games.core.registry import available_game_ids, get_game_spec
 from games.liars_dice.game import LiarsDiceGame
-from games.nil_recruitment.game import NilRecruitmentGame
-from games.passcode.game import PasscodeGame
 from games.poker.game import PokerGame
+from games.sealed_bid_recruitment.game import SealedBidRecruitmentGame
 from games.simple_card.game import SimpleCardGame
 from games.split_or_steal.game import SplitOrStealGame
 
@@ -28,8 +28,8 @@ def test_every_game_passes_the_public_view_check(game_id: str) -> None:
         # Poker without its hook shows the hole cards of hands that were folded (mucked).
         (PokerGame, "public_payload", {"hands": 12}, "your_cards"),
         (LiarsDiceGame, "secret_fields", None, "your_dice"),
-        (NilRecruitmentGame, "sealed_fields", None, "your_fit"),
-        (PasscodeGame, "sealed_fields", None, "your_qa_history"),
+        (SealedBidRecruitmentGame, "sealed_fields", None, "your_fit"),
+        (BullsAndCowsGame, "sealed_fields", None, "your_qa_history"),
         (SimpleCardGame, "secret_fields", None, "hand"),
     ],
 )
@@ -87,17 +87,17 @@ def test_poker_shows_hole_cards_only_of_hands_shown_down() -> None:
     assert shown["your_cards"] == ["As", "Kd"]
 
 
-def test_passcode_probes_and_guesses_show_once_the_round_is_over() -> None:
+def test_bulls_and_cows_probes_and_guesses_show_once_the_round_is_over() -> None:
     probe = {"type": "question", "code": "0123"}
     guess = {"type": "guess", "code": "4567"}
-    assert PasscodeGame.public_action("question", probe, None) is None
-    assert PasscodeGame.public_action("guess", guess, None) is None
-    assert PasscodeGame.public_action("question", probe, {"round": 1}) == probe
-    assert PasscodeGame.public_action("guess", guess, {"round": 1}) == guess
+    assert BullsAndCowsGame.public_action("question", probe, None) is None
+    assert BullsAndCowsGame.public_action("guess", guess, None) is None
+    assert BullsAndCowsGame.public_action("question", probe, {"round": 1}) == probe
+    assert BullsAndCowsGame.public_action("guess", guess, {"round": 1}) == guess
     asked = [{"question": "0123", "answer": {"bulls": 1, "cows": 0}}]
     state = {"phase": "guess", "your_qa_history": asked}
-    assert PasscodeGame.public_payload("on_turn", state, None)["your_qa_history"] is None
-    shown = PasscodeGame.public_payload("on_turn", state, {"round": 1})
+    assert BullsAndCowsGame.public_payload("on_turn", state, None)["your_qa_history"] is None
+    shown = BullsAndCowsGame.public_payload("on_turn", state, {"round": 1})
     assert shown["your_qa_history"] == asked
 
 

@@ -17,17 +17,21 @@ from games.core import (
     get_game_spec,
     play_match,
 )
+from games.core.registry import offline_judge
 
 #: The opponent each starter meets, and config that keeps the slow games short.
 OPPONENTS = {
     "simple-card": ("highest", 1, {}),
     "split-or-steal": ("message-reader", 1, {}),
     "liars-dice": ("reader", 3, {}),
-    "nil-recruitment": ("shading", 2, {}),
-    "nuclear-war": ("equilibrium", 1, {}),
-    "passcode": ("solver", 5, {}),
+    "sealed-bid-recruitment": ("shading", 2, {}),
+    "brinkmanship": ("equilibrium", 1, {}),
+    "bulls-and-cows": ("solver", 5, {}),
     "chess": ("random", 0, {}),
     "poker": ("raise-happy", 3, {"hands": 20}),
+    "nil-recruitment": ("tailored", 1, {"rounds": 2}),
+    "nuclear-war": ("measured", 1, {"rounds": 2}),
+    "passcode": ("halver", 1, {"rounds": 2}),
 }
 
 
@@ -65,10 +69,13 @@ def test_the_starter_plays_a_whole_match_legally(game: str) -> None:
         config=config,
         # Judged on its moves, not the clock: a loaded CI machine must not decide.
         settings=MatchSettings(timed=False),
+        judge=offline_judge(game),
     )
     assert record.platform_error is None
     assert [str(s.reason) for s in record.seats] == ["normal", "normal"]
-    rounds = create_game(ArenaConfig.for_seats(game, ["a", "b"], seed, config)).total_rounds
+    rounds = create_game(
+        ArenaConfig.for_seats(game, ["a", "b"], seed, config), judge=offline_judge(game)
+    ).total_rounds
     assert record.rounds_played == rounds
     assert not [e for e in record.log if e.get("illegal")]
     # The starters show what print() is for: something reaches the owner on the first turns.

@@ -6,8 +6,15 @@ import random
 
 import pytest
 
+from games.bulls_and_cows.solver import (
+    ALL_CODES,
+    History,
+    best_probe,
+    consistent,
+    quickest_probe,
+    score,
+)
 from games.core.tournament import play_round_robin
-from games.passcode.solver import ALL_CODES, History, best_probe, consistent, quickest_probe, score
 
 
 @pytest.mark.slow
@@ -18,8 +25,8 @@ def test_simple_card_counter_beats_every_other_house_bot(opponent: str) -> None:
     assert pair.a_wins > pair.b_wins, pair.to_dict()
 
 
-def test_passcode_strong_beats_the_plain_solver_clearly() -> None:
-    robin = play_round_robin("passcode", ["strong", "solver"], matches_per_pair=40, seed=0)
+def test_bulls_and_cows_strong_beats_the_plain_solver_clearly() -> None:
+    robin = play_round_robin("bulls-and-cows", ["strong", "solver"], matches_per_pair=40, seed=0)
     pair = robin.pairs[0]
     assert pair.a_wins >= 0.7 * pair.matches, pair.to_dict()
 

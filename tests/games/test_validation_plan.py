@@ -7,6 +7,7 @@ import pytest
 
 from games.core import InProcessAgentHandle, MatchSettings, available_game_ids, get_game_spec
 from games.core.referee import play_match
+from games.core.registry import offline_judge
 from games.core.validation import validation_plan
 
 LIFECYCLE = {"on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end"}
@@ -22,6 +23,7 @@ def test_the_starter_answers_every_call_of_its_short_validation_match(game: str)
         seed=7,
         config=plan.config,
         settings=MatchSettings(max_turns=plan.max_turns),
+        judge=offline_judge(game),
     )
     assert record.platform_error is None
     assert {s.reason for s in record.seats} == {"normal"}

@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
+from arena.llm.judging import judge_status
 from arena.matches.selectors import ranked_matches
 from arena.ratings.selectors import leaderboard_page, leaderboard_tops
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
@@ -35,7 +36,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """Every game (what it is, its leaderboard's top), and the ranked matches live and recent."""
     games = [get_game_spec(g) for g in available_game_ids()]
     tops = leaderboard_tops(games=[s.id for s in games])
-    rows = [{"spec": s, "top": tops[s.id]} for s in games]
+    rows = [{"spec": s, "top": tops[s.id], "unavailable": judge_status(s.id).reason} for s in games]
     return render(
         request,
         "catalog/home.html",
@@ -74,6 +75,8 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
         "catalog/game.html",
         {
             "spec": spec,
+            # A judged game without its judge: shown, with why it cannot be played ranked.
+            "unavailable": judge_status(spec.id).reason,
             "rules_html": rules_html,
             "board": board,
             "bots": sorted(spec.bots),

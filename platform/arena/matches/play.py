@@ -16,13 +16,16 @@ from django.conf import settings
 
 from arena import metrics
 from arena.db_outage import database_unreachable
+from arena.llm.judging import PlatformJudge, platform_judge
 from arena.matches import sandboxing
 from arena.matches.clock import match_clock
 from arena.matches.eventlog import EventWriter
 from arena.matches.models import Match
 from arena.matches.services import PlayFailure
 from games.core import MatchRecord, MatchSettings, play_match
+from games.core.judge import Judge
 from games.core.record import LogEntry
+from games.core.registry import is_judged, offline_judge
 from games.core.validation import validation_plan
 
 logger = logging.getLogger(__name__)
@@ -33,6 +36,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
     (the sandbox, a setting, a bug in the game engine: never the agents' fault)."""
     participants = list(match.participants.select_related("submission__agent").order_by("seat"))
     writer = EventWriter(match.pk)
+    judge: Judge | None = None
     try:
         clock = match_clock(match)  # once a match: a tournament's time control, or the platform's
         # Freezing the waiting agent (≈25 ms a call) keeps it from computing on its opponent's
@@ -51,6 +55,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             )
             for p in participants
         ]
+        judge = _judge_of(match)
         record = play_match(
             match.game,
             handles,
@@ -74,6 +79,7 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
                 writer if match.kind != Match.Kind.CHALLENGE else _challenger_prints(writer),
                 game=match.game,
             ),
+            judge=judge,
         )
     except Exception as exc:  # the platform failed (sandbox, settings): never the agents' fault
         if database_unreachable(exc):
@@ -82,6 +88,8 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
         return PlayFailure(error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc())
     finally:
         writer.flush()  # never raises: a log that cannot be stored is stored marked
+        if isinstance(judge, PlatformJudge):
+            judge.close()
     if record.platform_error:
         logger.error(
             "match %s: platform error: %s\n%s",
@@ -104,6 +112,18 @@ def match_play(*, match: Match) -> MatchRecord | PlayFailure:
             )
         )
     return record
+
+
+def _judge_of(match: Match) -> Judge | None:
+    """The judge of a judged game's match: the operator's model (``arena.llm.judging``), or for
+    an upload's validation the game's scripted stand-in (validation proves the agent answers
+    every call; it is unrated and must not spend the site's model budget). ``JudgeFailed``
+    (a platform error) when the game has no judge."""
+    if not is_judged(match.game):
+        return None
+    if match.kind == Match.Kind.VALIDATION:
+        return offline_judge(match.game)
+    return platform_judge(game_id=match.game, match_id=match.pk, match_attempt=match.attempts)
 
 
 def _challenger_prints(writer: EventWriter) -> Callable[[LogEntry], None]:

@@ -50,9 +50,21 @@ def role_of_kind(kind: str) -> str:
 
 
 def match_queue(match: Match) -> str:
-    """The queue the match runs in: ``llm`` when a seat is a language model, else its kind's."""
+    """The queue the match runs in: ``llm`` when a seat is a language model or a model judges
+    the game (a validation's judge is scripted: its kind's), else its kind's."""
     from arena.llm.selectors import model_entrant_ids
 
     if model_entrant_ids(match.participants.values_list("submission_id", flat=True)):
         return queue_name(LLM)
+    if match.kind != Match.Kind.VALIDATION and _judged(match.game):
+        return queue_name(LLM)
     return queue_name(role_of_kind(match.kind))
+
+
+def _judged(game_id: str) -> bool:
+    from games.core.registry import UnknownGameError, is_judged
+
+    try:
+        return is_judged(game_id)
+    except UnknownGameError:
+        return False

@@ -37,8 +37,10 @@ from arena.llm.gateways import agent_gateway
 from arena.llm.seats import model_seat
 from arena.llm.selectors import model_entrant_of
 from arena.matches.models import DONE_STATUSES, Match
+from arena.submissions.checks import declared_game
 from arena.submissions.models import Submission
-from games.core import AgentHandle, house_bot_class
+from games.core import AgentHandle, UnknownGameError, get_game_spec, house_bot_class
+from games.core.agent import DeclaredGameHandle
 from sandbox import (
     SandboxLimits,
     configure_reuse,
@@ -160,7 +162,7 @@ def make_handle(
             validation=validation,
             move_budget_s=model_move_budget_s,
         )
-    return create_handle(
+    handle = create_handle(
         submission.source,
         name=submission.label,
         backend=sandbox_backend(),
@@ -172,6 +174,17 @@ def make_handle(
             submission, match_id=match_id, match_attempt=match_attempt, seat=seat
         ),
     )
+    # An agent uploaded before its game was renamed still declares the former id in GAME.
+    game = submission.agent.game
+    declared = declared_game(submission.source)
+    if declared is not None and declared != game:
+        try:
+            former = get_game_spec(game).game_class.former_ids
+        except UnknownGameError:
+            former = frozenset()
+        if declared in former:
+            return DeclaredGameHandle(handle, declared)
+    return handle
 
 
 def start_pool() -> None:

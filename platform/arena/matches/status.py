@@ -13,6 +13,7 @@ from arena.llm.selectors import model_entrant_ids
 from arena.matches.clock import MatchClock, match_clock
 from arena.matches.models import Match
 from games.core import ArenaConfig, create_game
+from games.core.registry import UnknownGameError, is_judged
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +72,18 @@ def _count_transition(*, match: Match, previous: str, status: str) -> None:
         )
 
 
+#: The most judge requests a round of a judged game is sized for (passcode: two questions a
+#: cycle over ten cycles; the persuasion games: a question a step and the verdict).
+JUDGE_CALLS_PER_ROUND = 20
+
+
+def _judged(game_id: str) -> bool:
+    try:
+        return is_judged(game_id)
+    except UnknownGameError:
+        return False
+
+
 def match_time_limits_s(
     match: Match,
     *,
@@ -111,7 +124,12 @@ def match_time_limits_s(
         )
         per_call_s = max(per_call_s, model_s)
     calls = rounds * seats * max(10, 200 // rounds)
-    hard = min(max(60.0 + calls * per_call_s, 300.0), 6 * 3600.0)
+    judge_s = 0.0
+    if _judged(match.game):
+        # A judged game's judge answers between the calls (docs/games.md, "Judged games"):
+        # a bounded number of requests a round, each allowed its whole call time.
+        judge_s = rounds * JUDGE_CALLS_PER_ROUND * settings.ARENA_JUDGE_CALL_TIMEOUT_S
+    hard = min(max(60.0 + calls * per_call_s + judge_s, 300.0), 6 * 3600.0)
     return hard - 30, hard
 
 

@@ -168,6 +168,17 @@ def check_source(source: str, *, max_depth: int = MAX_AST_DEPTH) -> CheckedSourc
     return CheckedSource(source=source, game=game, problems=())
 
 
+def declared_game(source: str) -> str | None:
+    """The ``GAME`` string an agent's source declares, ``None`` when it cannot be read."""
+    try:
+        tree = ast.parse(source, filename="agent.py")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    agent = classes.get("Agent")
+    return None if agent is None else _declared_game(agent, classes, tree)[0]
+
+
 def _too_deep(max_depth: int) -> str:
     return (
         f"the code nests too deeply (the limit is {max_depth} levels of expressions and blocks): "

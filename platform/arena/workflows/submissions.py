@@ -9,6 +9,7 @@ from arena.accounts.models import User
 from arena.accounts.services import upload_allowed_check
 from arena.competitions.services import ladder_pauses_clear
 from arena.errors import Refused
+from arena.llm.judging import judge_status
 from arena.llm.selectors import model_entrant_of
 from arena.llm.services import model_budget_refusal
 from arena.matches.models import Match
@@ -81,7 +82,11 @@ def submission_upload(
 @transaction.atomic
 def submission_activate(*, submission: Submission, user: User) -> Submission:
     """Put an accepted submission on its game's ladder (at most ``ARENA_ACTIVE_PER_GAME``); a
-    model entrant only with the budget for a match (which clears a pause's reason)."""
+    model entrant only with the budget for a match (which clears a pause's reason); a judged
+    game's only while it has its judge."""
+    judge = judge_status(submission.agent.game)
+    if not judge.ok:
+        raise Refused(f"{submission.agent.game} cannot be played ranked now: {judge.reason}")
     entrant = model_entrant_of(submission)
     if entrant is not None:
         reason = model_budget_refusal(config=entrant)

@@ -134,7 +134,7 @@ def test_one_user_and_the_house_bots_keep_playing(game: str) -> None:
 
 
 @pytest.mark.parametrize("users", [2, 3, 10])
-@pytest.mark.parametrize("game", ["chess", "nuclear-war"])
+@pytest.mark.parametrize("game", ["chess", "brinkmanship"])
 def test_several_users_each_keep_playing_and_fairly(game: str, users: int) -> None:
     rows = simulate(game, users, seed=users)
     games = _user_games(rows)
@@ -264,7 +264,7 @@ def test_the_agent_page_and_the_api_say_why_an_active_agent_waits(settings: Any)
 def test_an_agent_alone_on_its_ladder_says_so() -> None:
     from tests.arena.ratings.test_ladder import make_entries
 
-    (alone,) = make_entries("passcode", 1)
+    (alone,) = make_entries("bulls-and-cows", 1)
     assert "no other owner&#x27;s agent is active on this ladder yet" in _agent_page(alone)
 
 

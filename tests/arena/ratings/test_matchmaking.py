@@ -195,7 +195,7 @@ def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
     make_user: Any, committed: Any, settings: Any, monkeypatch: Any
 ) -> None:
     """Issue 12: matchmaking, the match task and Elo together, house bots playing each other
-    in between; the newcomer's agent (sandboxed) meets every nuclear-war house bot within
+    in between; the newcomer's agent (sandboxed) meets every brinkmanship house bot within
     twice as many matches as there are bots (the issue saw two of four bots in eight)."""
     from arena.catalog.services import demo_data_load
     from arena.submissions.models import Submission
@@ -214,17 +214,17 @@ def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
     monkeypatch.setattr("arena.ratings.services.random.Random", lambda *_a: pairing_rng)
     demo_data_load()
     user = make_user("newcomer")
-    source = get_game_spec("nuclear-war").starter_source()
+    source = get_game_spec("brinkmanship").starter_source()
     mine = committed(lambda: submission_create(owner=user, source=source, name="mine"))
     mine = Submission.objects.get(pk=mine.pk)
     assert mine.status == "accepted", mine.status_detail
     submission_activate(submission=mine, user=user)
-    bots = set(get_game_spec("nuclear-war").bots)
+    bots = set(get_game_spec("brinkmanship").bots)
     wanted = 2 * len(bots)
     met: list[str] = []
     for _ in range(10 * wanted):
         for match in matchmaking_run():
-            if match.game != "nuclear-war":
+            if match.game != "brinkmanship":
                 Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR)
                 continue
             seats = list(match.participants.select_related("submission"))
@@ -236,5 +236,5 @@ def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
     assert len(met) >= wanted
     assert set(met[:wanted]) == bots, met
     # The bots' rated games outnumber their games against the newcomer: they played each other.
-    house = Rating.objects.filter(game="nuclear-war", submission__house_bot__gt="")
+    house = Rating.objects.filter(game="brinkmanship", submission__house_bot__gt="")
     assert sum(house.values_list("games", flat=True)) > len(met)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize(
-    ("game", "trivial"), [("split-or-steal", "always-steal"), ("nuclear-war", "always-stand")]
+    ("game", "trivial"), [("split-or-steal", "always-steal"), ("brinkmanship", "always-stand")]
 )
 def test_a_house_bot_ladder_does_not_crown_the_trivial_bot(
     game: str, trivial: str, settings: Any

@@ -63,22 +63,29 @@ def test_elo_moves_the_winner_up_and_is_symmetric() -> None:
 
 
 def test_each_game_declares_its_ladder_measure() -> None:
-    measures = {g: get_game_spec(g).ranking for g in ("split-or-steal", "nuclear-war")}
-    assert measures == {"split-or-steal": "mean_payoff", "nuclear-war": "mean_payoff"}
-    for game in ("chess", "poker", "liars-dice", "passcode", "nil-recruitment", "simple-card"):
+    measures = {g: get_game_spec(g).ranking for g in ("split-or-steal", "brinkmanship")}
+    assert measures == {"split-or-steal": "mean_payoff", "brinkmanship": "mean_payoff"}
+    for game in (
+        "chess",
+        "poker",
+        "liars-dice",
+        "bulls-and-cows",
+        "sealed-bid-recruitment",
+        "simple-card",
+    ):
         assert get_game_spec(game).ranking == "elo", game
 
 
 def test_nil_recruitment_is_constant_sum_so_elo_fits_it() -> None:
     # Every recruit signs with exactly one school and offers come out of a budget worth nothing
     # at the end: both totals always add up to the sum of the recruits' values.
-    robin = play_round_robin("nil-recruitment", matches_per_pair=4, seed=5)
+    robin = play_round_robin("sealed-bid-recruitment", matches_per_pair=4, seed=5)
     totals = {round(p.a_score_total + p.b_score_total) / p.matches for p in robin.pairs}
     assert totals == {500.0}
 
 
 @pytest.mark.parametrize(
-    ("game", "trivial"), [("split-or-steal", "always-steal"), ("nuclear-war", "always-stand")]
+    ("game", "trivial"), [("split-or-steal", "always-steal"), ("brinkmanship", "always-stand")]
 )
 def test_the_trivial_bot_never_loses_a_match_yet_does_not_top_the_ladder(
     game: str, trivial: str
@@ -92,7 +99,7 @@ def test_the_trivial_bot_never_loses_a_match_yet_does_not_top_the_ladder(
 
 
 def test_simulate_reports_mean_payoff_with_an_interval_for_a_mean_payoff_game() -> None:
-    out = simulate("nuclear-war", ["reputation", "equilibrium"], seed=0, matches=6)
+    out = simulate("brinkmanship", ["reputation", "equilibrium"], seed=0, matches=6)
     summary = out["summary"]
     assert summary["ranking"] == "mean_payoff"
     for seat, measure in enumerate(summary["mean_payoff"]):

@@ -57,6 +57,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from arena.llm.localjudge import LOCAL_MODEL_NAME, local_judge_register, local_model_argv
 from arena.matches.sandboxing import (
     PROCESS_WARNING,
     detected_backend,
@@ -362,6 +363,28 @@ class Command(BaseCommand):
             help="seconds a child gets to finish its work after Ctrl-C before it is killed",
         )
 
+    def _local_judge(self, env: dict[str, str]) -> list[Child]:
+        """The judged games' judge on one machine: the operator's when named, else the local
+        model where it is installed (served as a child, registered, named for every judged
+        game), else none: the judged games then say "no judge" on their pages."""
+        if settings.ARENA_JUDGE_MODEL or settings.ARENA_JUDGES:
+            self.stdout.write("judged games: the judges named in ARENA_JUDGE_MODEL/ARENA_JUDGES")
+            return []
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        argv = local_model_argv(port)
+        if argv is None:
+            self.stdout.write(
+                "judged games (nil-recruitment, nuclear-war, passcode): no judge; "
+                "`make llm-server` installs the local model, or set ARENA_JUDGE_MODEL"
+            )
+            return []
+        local_judge_register(base_url=f"http://127.0.0.1:{port}/v1")
+        env["ARENA_JUDGE_MODEL"] = LOCAL_MODEL_NAME
+        self.stdout.write(f"judged games: judged by the local model ({LOCAL_MODEL_NAME})")
+        return [Child("local model", argv)]
+
     def handle(self, *args: Any, **options: Any) -> None:
         """Prepare, start, supervise, stop."""
         root = Path(settings.ROOT_DIR)
@@ -434,7 +457,8 @@ class Command(BaseCommand):
         def say(text: str) -> None:
             self.stderr.write(f"make run: {text}")
 
-        supervisor = Supervisor([*workers, beat, web], env=env, cwd=root, say=say)
+        extra = self._local_judge(env)
+        supervisor = Supervisor([*workers, beat, web, *extra], env=env, cwd=root, say=say)
         _become_subreaper()
         # A run killed without a clean stop left matches running that nobody plays: hand them
         # back before the workers start.

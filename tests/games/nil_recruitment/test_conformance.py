@@ -1,7 +1,0 @@
-"""NIL recruitment passes the shared conformance check."""
-
-from games.core.conformance import check_game
-
-
-def test_conformance() -> None:
-    check_game("nil-recruitment", seeds=range(15))

@@ -1,7 +1,0 @@
-"""Passcode passes the shared conformance check."""
-
-from games.core.conformance import check_game
-
-
-def test_conformance() -> None:
-    check_game("passcode", seeds=range(15))

@@ -1,0 +1,7 @@
+"""Sealed-bid recruitment passes the shared conformance check."""
+
+from games.core.conformance import check_game
+
+
+def test_conformance() -> None:
+    check_game("sealed-bid-recruitment", seeds=range(15))
