@@ -46,7 +46,7 @@ def backward(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
     dependencies = [
         ("matches", "0009_match_time_limit_s"),
-        ("ratings", "0004_payoff_index_with_rating"),
+        ("ratings", "0006_pair_records"),
         ("submissions", "0002_agent_archived"),
         ("tournaments", "0002_tournament_time_control"),
     ]
