@@ -469,6 +469,8 @@ ARENA_HOUSE_USERNAME = "house"
 # line when a process starts or stops. What happens every few seconds on a quiet site (a task
 # received and done, beat sending it) is DEBUG; a refused request (4xx) is not logged at all:
 # the visitor was told why. ARENA_LOG_LEVEL=DEBUG shows all of it again.
+#: The Python of the local model server's venv (``make llm-server``), for ``make run``'s judge.
+ARENA_LLM_SERVER_PYTHON = os.environ.get("ARENA_LLM_SERVER_PYTHON", "")
 ARENA_LOG_LEVEL = os.environ.get("ARENA_LOG_LEVEL", "INFO").upper()
 #: Set by ``make run`` for its children once it has said that it runs as root: each Celery
 #: worker pool would otherwise print Celery's eight-line superuser warning again.

@@ -102,3 +102,18 @@ class Agent:
         print("about to fail")
         raise RuntimeError("my bug on purpose")
 """
+
+
+@pytest.fixture
+def scripted_judges(monkeypatch: Any) -> None:
+    """Judged games' matches judged by each game's scripted judge (no model, no cost): for tests
+    of what a match shows, not of how a model judges (those: tests/arena/llm/test_judges*.py)."""
+    from arena.matches import play
+
+    from games.core.registry import is_judged, offline_judge
+
+    monkeypatch.setattr(
+        play,
+        "_judge_of",
+        lambda match: offline_judge(match.game) if is_judged(match.game) else None,
+    )

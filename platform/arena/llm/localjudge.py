@@ -9,9 +9,10 @@ operator named judges (``ARENA_JUDGE_MODEL``, ``ARENA_JUDGES``).
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
+
+from django.conf import settings
 
 from arena.llm.models import LanguageModel
 
@@ -28,7 +29,7 @@ def local_model_argv(port: int) -> list[str] | None:
     """The command that serves the local model on 127.0.0.1:``port``; ``None`` when the model
     server's venv (``ARENA_LLM_SERVER_PYTHON`` or ``~/.cache/agent-arena/llm-venv``) is absent."""
     candidates = [
-        os.environ.get("ARENA_LLM_SERVER_PYTHON", ""),
+        settings.ARENA_LLM_SERVER_PYTHON,
         str(Path.home() / ".cache/agent-arena/llm-venv/bin/python"),
     ]
     for python in candidates:

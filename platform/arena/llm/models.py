@@ -104,6 +104,9 @@ class AgentModelPolicy(models.Model):
     day_budget_usd = models.DecimalField(max_digits=10, decimal_places=4, default=Decimal(0))
     updated = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "agent model policies"
+
     def __str__(self) -> str:
         return f"models of {self.submission}"
 

@@ -253,7 +253,7 @@ def test_make_run_names_the_local_model_where_installed_and_says_no_judge_where_
 
     from arena.llm import localjudge
     from arena.llm.judging import judge_status
-    from arena.matches.management.commands import arena_run
+    from arena.ops.management.commands import arena_run
 
     settings.ARENA_JUDGE_MODEL = ""
     settings.ARENA_JUDGES = ""

@@ -18,7 +18,7 @@ from django.test import Client
 from games.core import available_game_ids, get_game_spec
 from games.core.presenter import generic_present
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("scripted_judges")]
 
 
 def play(

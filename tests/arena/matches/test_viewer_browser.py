@@ -19,7 +19,12 @@ from django.db import transaction
 from games.core import available_game_ids, get_game_spec
 from tests.e2e.browser import wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("scripted_judges"),
+]
 
 #: Small configs keep each game's match (and the walk through it) short; poker still plays
 #: enough hands for every street and a showdown.

@@ -236,7 +236,7 @@ def test_defaults_are_five_rounds_of_ten_cycles_with_a_pot_of_100() -> None:
 def test_the_strong_bots_probe_search_stops_at_its_deadline_and_keeps_only_finished_answers() -> (
     None
 ):
-    from games.passcode import solver
+    from games.bulls_and_cows import solver
 
     code = "1234"
     history = ((solver.FIRST_PROBE, solver.score(solver.FIRST_PROBE, code)),)
