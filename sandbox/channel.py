@@ -391,7 +391,7 @@ class HarnessHandle:
         deadline = time.perf_counter() + timeout_s
         try:
             line = self._read_line(deadline)
-            report = _parse_reply(line, spawn_id, self.limits.max_reply_depth)
+            report = _parse_reply(line, spawn_id, self.limits.max_reply_depth, reset_report=True)
         except (ChannelTimeout, ChannelClosed, ReplyTooLarge, _BadReply):
             return None
         if report.get("type") != "reset" or self._buffer:
@@ -468,13 +468,19 @@ def _check_value(value: Any, max_depth: int) -> None:
 
 
 def _parse_reply(
-    line: bytes, request_id: int, max_depth: int = 64, *, model_lines: bool = False
+    line: bytes,
+    request_id: int,
+    max_depth: int = 64,
+    *,
+    model_lines: bool = False,
+    reset_report: bool = False,
 ) -> dict[str, Any]:
     """Validate one reply line before anything in it reaches a game.
 
     ``max_depth`` bounds the nesting inside the reply object (the result's own nesting). With
     ``model_lines`` a model request (``"type": "model"``) for this request is accepted too and
-    returned as it is (``ModelGateway.handle`` checks its fields).
+    returned as it is (``ModelGateway.handle`` checks its fields). With ``reset_report`` the
+    line expected is a supervisor's report (``"type": "reset"``), checked as a reply.
     """
     try:
         reply = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
@@ -491,7 +497,10 @@ def _parse_reply(
     if "type" in reply:
         if model_lines and reply["type"] == "model":
             return reply
-        raise _BadReply(f"a line of type {str(reply['type'])[:40]!r} where a reply was expected")
+        if not (reset_report and reply["type"] == "reset"):
+            raise _BadReply(
+                f"a line of type {str(reply['type'])[:40]!r} where a reply was expected"
+            )
     if not isinstance(reply.get("ok"), bool):
         raise _BadReply("a reply without a boolean 'ok'")
     if not reply["ok"] and not isinstance(reply.get("error"), dict):
