@@ -205,6 +205,9 @@ def test_arena_run_serves_survives_a_killed_worker_and_stops_on_ctrl_c(tmp_path:
         f"sqlite:///{tmp_path / 'arena.sqlite3'}",
         ARENA_ALLOW_PROCESS_SANDBOX="1",
         ARENA_MATCHMAKING_INTERVAL_S="1",
+        # This run is about its own children: no local model judging (its loading and the
+        # judged games' calls would share the run's one worker slot and two cores).
+        ARENA_JUDGE_MODEL="not-registered",
     )
     log = (tmp_path / "run.log").open("wb")
     proc = _start_arena_run(env, port, log, "--concurrency", "1")
