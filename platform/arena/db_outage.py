@@ -106,3 +106,19 @@ class OutageLog:
         except Exception:  # a log line never breaks what it describes
             return False
         return True
+
+
+def pass_skipped_for_outage(log: OutageLog, task: str, exc: BaseException) -> bool:
+    """Whether a periodic pass failed because the database is away: then it says so in one line
+    (now and then, not every pass) instead of a traceback, and the next pass does its work."""
+    if not database_unreachable(exc):
+        return False
+    log(
+        logging.WARNING,
+        task,
+        "database",
+        "%s skipped: the database cannot be reached (%s)",
+        task,
+        type(exc).__name__,
+    )
+    return True

@@ -88,38 +88,44 @@ for name in {players!r}:
 LADDER_STATE = """
 import json
 from collections import Counter
+from django.db import connection, transaction
 from arena.matches.models import Match
 from arena.ratings.models import Rating, RatingChange
 
-ranked = Match.objects.filter(kind="ranked")
-changes = Counter(RatingChange.objects.values_list("match_id", flat=True))
-bad_chains = []
-for rating in Rating.objects.all():
-    chain = list(rating.changes.order_by("id"))
-    previous = 1200.0
-    for change in chain:
-        if abs(change.before - previous) > 1e-9:
+# One snapshot for every read: a match that finishes (and is rated, in the same transaction)
+# between two of these queries would otherwise look rated other than once.
+with transaction.atomic():
+    if connection.vendor == "postgresql":
+        connection.cursor().execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    ranked = Match.objects.filter(kind="ranked")
+    changes = Counter(RatingChange.objects.values_list("match_id", flat=True))
+    bad_chains = []
+    for rating in Rating.objects.all():
+        chain = list(rating.changes.order_by("id"))
+        previous = 1200.0
+        for change in chain:
+            if abs(change.before - previous) > 1e-9:
+                bad_chains.append(rating.pk)
+            previous = change.after
+        counted = rating.wins + rating.losses + rating.draws
+        if abs(previous - rating.rating) > 1e-9 or rating.games != len(chain) or counted != len(chain):
             bad_chains.append(rating.pk)
-        previous = change.after
-    counted = rating.wins + rating.losses + rating.draws
-    if abs(previous - rating.rating) > 1e-9 or rating.games != len(chain) or counted != len(chain):
-        bad_chains.append(rating.pk)
-print("RESULT=" + json.dumps({{
-    "statuses": dict(Counter(ranked.values_list("status", flat=True))),
-    "finished": ranked.filter(status="finished").count(),
-    "finished_unrated": ranked.filter(status="finished", rated=False).count(),
-    "not_rated_once": sorted(
-        m for m in ranked.filter(status="finished").values_list("id", flat=True)
-        if changes[m] != 2
-    ),
-    "rated_unfinished": sorted(m for m in changes if m not in set(
-        ranked.filter(status="finished").values_list("id", flat=True))),
-    "bad_chains": sorted(set(bad_chains)),
-    "match": {{
-        m.pk: {{"status": m.status, "attempts": m.attempts, "rated": m.rated}}
-        for m in ranked.filter(pk__in={watch!r})
-    }},
-}}))
+    print("RESULT=" + json.dumps({{
+        "statuses": dict(Counter(ranked.values_list("status", flat=True))),
+        "finished": ranked.filter(status="finished").count(),
+        "finished_unrated": ranked.filter(status="finished", rated=False).count(),
+        "not_rated_once": sorted(
+            m for m in ranked.filter(status="finished").values_list("id", flat=True)
+            if changes[m] != 2
+        ),
+        "rated_unfinished": sorted(m for m in changes if m not in set(
+            ranked.filter(status="finished").values_list("id", flat=True))),
+        "bad_chains": sorted(set(bad_chains)),
+        "match": {{
+            m.pk: {{"status": m.status, "attempts": m.attempts, "rated": m.rated}}
+            for m in ranked.filter(pk__in={watch!r})
+        }},
+    }}))
 """
 
 

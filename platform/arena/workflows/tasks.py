@@ -10,7 +10,12 @@ from celery import shared_task
 from django.conf import settings
 
 from arena import metrics
-from arena.db_outage import OutageLog, database_unreachable, database_wait
+from arena.db_outage import (
+    OutageLog,
+    database_unreachable,
+    database_wait,
+    pass_skipped_for_outage,
+)
 from arena.matches.logstore import match_logs_maintain
 from arena.matches.sandboxing import sandboxes_reap
 from arena.matches.services import RunOutcome
@@ -29,19 +34,7 @@ _outage_log = OutageLog(logger)
 
 
 def _database_away(task: str, exc: BaseException) -> bool:
-    """Whether a periodic pass failed because the database is away: then it says so in one line
-    (now and then, not every pass) instead of a traceback, and the next pass does its work."""
-    if not database_unreachable(exc):
-        return False
-    _outage_log(
-        logging.WARNING,
-        task,
-        "database",
-        "%s skipped: the database cannot be reached (%s)",
-        task,
-        type(exc).__name__,
-    )
-    return True
+    return pass_skipped_for_outage(_outage_log, task, exc)
 
 
 def _maintained(

@@ -113,6 +113,7 @@ def test_the_writer_says_once_that_the_database_is_away(
 
 
 def test_periodic_passes_say_once_that_the_database_is_away(monkeypatch: Any, caplog: Any) -> None:
+    from arena.tournaments.tasks import tournaments_tick_task
     from arena.workflows.tasks import matches_sweep_task, matchmaking_task
 
     def unreachable(*_: Any, **__: Any) -> Any:
@@ -120,12 +121,18 @@ def test_periodic_passes_say_once_that_the_database_is_away(monkeypatch: Any, ca
 
     monkeypatch.setattr("arena.workflows.tasks.matchmaking_run", unreachable)
     monkeypatch.setattr("arena.workflows.tasks.matches_sweep", unreachable)
+    monkeypatch.setattr("arena.tournaments.tasks.tournaments_tick", unreachable)
     caplog.set_level(logging.INFO)
     for _ in range(5):  # beat keeps sending them while the database is away
         assert matchmaking_task() == 0
         assert matches_sweep_task() == {}
+        assert tournaments_tick_task() == {}
     lines = [r for r in caplog.records if "cannot be reached" in r.getMessage()]
-    assert [r.getMessage().split(" ")[0] for r in lines] == ["matchmaking", "sweeper"]
+    assert [r.getMessage().split(" skipped")[0] for r in lines] == [
+        "matchmaking",
+        "sweeper",
+        "tournaments tick",
+    ]
     assert all(r.exc_info is None for r in caplog.records)
 
 
