@@ -27,6 +27,9 @@ filesystem transport says it has none, and there those parts fail quietly:
   :class:`Transport` returns after one polling interval when its consumer may not take more.
   On the event loop the worker acknowledges as soon as a task ends.
   Celery takes it from ``CELERY_BROKER_TRANSPORT``.
+- **What waits can be read.** The sweeper finds a lost match message by reading what waits in
+  the queue folder (:func:`queued_messages`) beside what the live workers say they hold
+  (``arena.workflows.lifecycle``), as it reads Redis's queues there.
 - **Messages appear whole.** kombu's filesystem channel creates a message's file under its final
   name and then writes it, so a consumer polling in between takes an empty file, fails to decode
   it and the worker stops ("Unrecoverable error: JSONDecodeError"; seen on a busy host).
@@ -52,7 +55,7 @@ from celery.concurrency.prefork import TaskPool as PreforkTaskPool
 from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.utils.encoding import str_to_bytes
-from kombu.utils.json import dumps
+from kombu.utils.json import dumps, loads
 
 #: Messages one poll of the event loop delivers at most (then the loop serves the rest).
 MAX_DELIVERIES_PER_POLL = 100
@@ -196,3 +199,34 @@ class Transport(filesystem.Transport):  # type: ignore[misc]
         return any(
             channel._consumers and not channel.qos.can_consume() for channel in self.channels
         )
+
+
+# --- What waits in the queue folder (the sweeper's view, arena.workflows.lifecycle) ------------
+
+
+def is_filesystem_channel(channel: Any) -> bool:
+    """Whether ``channel`` is kombu's filesystem channel (``make run``'s embedded broker)."""
+    return isinstance(channel, filesystem.Channel)
+
+
+def queued_messages(channel: Any, queues: Any) -> list[dict[str, Any]]:
+    """The messages waiting in ``queues``, read from the queue folder. A file a worker takes
+    meanwhile is skipped; a file that is not a message is ignored (never raises for one)."""
+    suffixes = tuple(f".{queue}.msg" for queue in queues)
+    folder = str(channel.data_folder_in)
+    found: list[dict[str, Any]] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return found
+    for name in names:
+        if not name.endswith(suffixes):
+            continue
+        try:
+            with open(os.path.join(folder, name), "rb") as f:
+                message = loads(f.read(1 << 20).decode("utf-8", "replace"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(message, dict):
+            found.append(message)
+    return found

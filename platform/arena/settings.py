@@ -447,8 +447,8 @@ ARENA_MATCH_QUEUED_MAX_S = float(os.environ.get("ARENA_MATCH_QUEUED_MAX_S", "900
 #: A running match no live worker reports as active is re-queued once it started this long ago.
 ARENA_MATCH_ORPHAN_GRACE_S = float(os.environ.get("ARENA_MATCH_ORPHAN_GRACE_S", "20"))
 #: A queued match whose message is in no queue and with no worker this long after it was sent
-#: is sent again (Redis broker: the sweeper reads the queues; the filesystem broker cannot say,
-#: and only ``ARENA_MATCH_QUEUED_MAX_S`` applies there).
+#: is sent again (the sweeper reads Redis's queues, or the filesystem broker's folder and what
+#: its live workers hold; where neither can be read only ``ARENA_MATCH_QUEUED_MAX_S`` applies).
 ARENA_MATCH_LOST_GRACE_S = float(os.environ.get("ARENA_MATCH_LOST_GRACE_S", "30"))
 #: A match task that cannot reach the database waits this long for it, in place, before its
 #: message goes back to the broker (then it is delivered again after ``ARENA_DB_OUTAGE_RETRY_S``).

@@ -15,8 +15,10 @@ batch that never left, a worker that dropped what it had prefetched when its bro
 broke) is found by reading the broker: on Redis, a match sent ``ARENA_MATCH_LOST_GRACE_S`` ago
 whose message is in no queue and was not taken by a worker within that grace is sent again, so
 a lost message costs seconds, while a match that waits its turn in a long queue is left alone.
-Where the broker cannot be read (the filesystem broker), a queued match is sent again
-``ARENA_MATCH_QUEUED_MAX_S`` after it was sent. The unacknowledged message of a match that is
+On the filesystem broker (``make run``'s) the sweeper reads the queue folder and asks the live
+workers which match tasks they hold (running, taken to run next, or waiting out a countdown):
+a match in neither was lost. Where neither can be read (no worker answers, an eager test), a
+queued match is sent again ``ARENA_MATCH_QUEUED_MAX_S`` after it was sent. The unacknowledged message of a match that is
 over (its worker's acknowledgement was lost with a broker restart) is dropped, instead of being
 delivered again when the broker's visibility timeout runs out an hour later.
 
@@ -31,6 +33,7 @@ import json
 import logging
 import re
 import socket
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -42,6 +45,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.celery_app import app
+from arena.celery_filesystem import is_filesystem_channel
+from arena.celery_filesystem import queued_messages as fs_queued_messages
 from arena.celery_redis import Held, held_drop, held_messages, is_redis_channel, queued_messages
 from arena.competitions.services import challenges_release
 from arena.matches.models import Match
@@ -82,6 +87,9 @@ class BrokerView:
     waiting_task_ids: frozenset[str] = frozenset()
     #: Task ids of the unacknowledged messages, with when each was taken (``time.time()``).
     held_task_ids: dict[str, float] = field(default_factory=dict)
+    #: Match ids whose task a live worker says it holds (the filesystem broker, whose taken
+    #: messages live in the workers only).
+    in_workers: frozenset[int] = frozenset()
 
 
 def _match_of(message: dict[str, Any]) -> tuple[int, str] | None:
@@ -102,14 +110,16 @@ def _match_of(message: dict[str, Any]) -> tuple[int, str] | None:
 
 def broker_view(*, queues: bool = True) -> BrokerView | None:
     """What the broker holds for this deployment's match tasks (the waiting messages only with
-    ``queues``), or None when it cannot be read (the filesystem broker, eager tests, Redis
-    away)."""
+    ``queues``), or None when it cannot be read (eager tests, Redis away, no worker answering
+    on the filesystem broker)."""
     if app.conf.task_always_eager:
         return None
     names = list(settings.ARENA_QUEUES.values())
     try:
         with app.connection_for_read() as conn:
             channel = conn.default_channel
+            if is_filesystem_channel(channel):
+                return _filesystem_view(channel, names) if queues else None
             if not is_redis_channel(channel):
                 return None
             # The queues before the taken ones: a message moves from the first to the second.
@@ -135,6 +145,57 @@ def broker_view(*, queues: bool = True) -> BrokerView | None:
         held=held,
         waiting_task_ids=frozenset(waiting_task_ids),
         held_task_ids=held_task_ids,
+    )
+
+
+_INSPECTIONS = ("active", "reserved", "scheduled")
+
+
+def _task_of(entry: Any) -> tuple[int, str] | None:
+    """(match id, task id) of a match task in a worker's answer to an inspection."""
+    if not isinstance(entry, dict):
+        return None
+    request = entry.get("request") if isinstance(entry.get("request"), dict) else entry
+    if request.get("name") != MATCH_RUN_TASK:
+        return None
+    args = request.get("args")
+    if isinstance(args, list | tuple) and args and isinstance(args[0], int):
+        return args[0], str(request.get("id") or "")
+    found = re.match(r"[\[(](\d+)", str(args or request.get("argsrepr") or ""))
+    return (int(found.group(1)), str(request.get("id") or "")) if found else None
+
+
+def _filesystem_view(channel: Any, names: list[str]) -> BrokerView | None:
+    """The queue folder's waiting messages, then what the live workers hold: None when no
+    worker answers (then a lost message cannot be told from a held one)."""
+    waiting: set[int] = set()
+    waiting_task_ids: set[str] = set()
+    for message in fs_queued_messages(channel, names):
+        if (found := _match_of(message)) is not None:
+            waiting.add(found[0])
+            waiting_task_ids.add(found[1])
+    # Read after the folder: a message taken in between is in a worker's answer.
+    inspect = app.control.inspect(timeout=settings.ARENA_SWEEP_ASK_TIMEOUT_S)
+    answered = False
+    in_workers: set[int] = set()
+    held_task_ids: dict[str, float] = {}
+    for command in _INSPECTIONS:
+        replies = getattr(inspect, command)()
+        if not replies:
+            continue
+        answered = True
+        for entries in replies.values():
+            for entry in entries or []:
+                if (found := _task_of(entry)) is not None:
+                    in_workers.add(found[0])
+                    held_task_ids[found[1]] = time.time()
+    if not answered:
+        return None
+    return BrokerView(
+        waiting=frozenset(waiting),
+        waiting_task_ids=frozenset(waiting_task_ids),
+        held_task_ids=held_task_ids,
+        in_workers=frozenset(in_workers),
     )
 
 
@@ -251,7 +312,11 @@ def matches_sweep() -> dict[str, int]:
         taken_after = lost_after.timestamp()
         for match_id in sent:
             holds = view.held.get(match_id, [])
-            if match_id in view.waiting or any(h.delivered > taken_after for h in holds):
+            if (
+                match_id in view.waiting
+                or match_id in view.in_workers
+                or any(h.delivered > taken_after for h in holds)
+            ):
                 continue
             lost.add(match_id)
             stale += [h.tag for h in holds]  # else delivered again an hour later (harmless)
