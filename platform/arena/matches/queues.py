@@ -50,15 +50,20 @@ def role_of_kind(kind: str) -> str:
 
 
 def match_queue(match: Match) -> str:
-    """The queue the match runs in: ``llm`` when a seat is a language model or a model judges
-    the game (a validation's judge is scripted: its kind's), else its kind's."""
+    """The queue the match runs in (``match_role``)."""
     from arena.llm.selectors import model_entrant_ids
 
-    if model_entrant_ids(match.participants.values_list("submission_id", flat=True)):
-        return queue_name(LLM)
-    if match.kind != Match.Kind.VALIDATION and _judged(match.game):
-        return queue_name(LLM)
-    return queue_name(role_of_kind(match.kind))
+    seats = match.participants.values_list("submission_id", flat=True)
+    return queue_name(match_role(match.kind, match.game, model_seat=bool(model_entrant_ids(seats))))
+
+
+def match_role(kind: str, game_id: str, *, model_seat: bool) -> str:
+    """The queue role of a match: ``llm`` when a seat is a language model or a model judges the
+    game (a validation's judge is scripted: its kind's), else its kind's. A judged match waits on
+    its model for minutes; in its kind's pool it would hold a slot every other game needs."""
+    if model_seat or (kind != Match.Kind.VALIDATION and _judged(game_id)):
+        return LLM
+    return role_of_kind(kind)
 
 
 def _judged(game_id: str) -> bool:

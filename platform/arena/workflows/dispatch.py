@@ -19,7 +19,7 @@ from arena.accounts.models import User
 from arena.celery_app import app
 from arena.matches.clock import MatchClock, match_clock
 from arena.matches.models import Match, Participant
-from arena.matches.queues import LLM, match_queue, queue_name, role_of_kind
+from arena.matches.queues import match_queue, match_role, queue_name
 from arena.matches.services import match_create
 from arena.matches.status import match_time_limits_s
 from arena.submissions.models import Submission
@@ -49,8 +49,8 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
         task = app.tasks[MATCH_RUN_TASK]
         ids = [m.pk for m in matches]
         Match.objects.filter(pk__in=ids).update(enqueued=timezone.now())
-        # ``match_queue``'s rule for the whole batch in one query: a match with a language-model
-        # seat goes to the llm queue, any other to its kind's.
+        # ``match_role``'s rule for the whole batch in one query: a match with a language-model
+        # seat, or of a judged game, goes to the llm queue, any other to its kind's.
         with_model = set(
             Participant.objects.filter(
                 match_id__in=ids, submission__model_entrant__isnull=False
@@ -65,7 +65,7 @@ def matches_enqueue_on_commit(matches: Sequence[Match]) -> None:
                 clock = match_clock(m)  # no query but for a tournament's game
                 key = (m.game, m.game_version, m.kind, m.pk in with_model, clock)
                 if key not in routes:
-                    queue = queue_name(LLM) if key[3] else queue_name(role_of_kind(m.kind))
+                    queue = queue_name(match_role(m.kind, m.game, model_seat=key[3]))
                     routes[key] = (
                         queue,
                         *match_time_limits_s(m, seats=2, with_model=key[3], clock=clock),

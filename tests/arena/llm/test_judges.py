@@ -54,6 +54,28 @@ def ranked_house_match(game: str, bots: tuple[str, str], config: dict[str, Any])
     return match
 
 
+def test_matchmaking_sends_judged_matches_to_the_model_pool(monkeypatch: Any) -> None:
+    """A judged match waits minutes on its model: the ladder's batch sends it to the llm pool,
+    as ``match_queue`` does, never to the ranked pool every other game's matches need."""
+    from arena.celery_app import app
+    from arena.matches.models import Match
+    from arena.matches.queues import LLM, RANKED, match_queue, queue_name
+    from arena.workflows.dispatch import MATCH_RUN_TASK, matches_enqueue_on_commit
+    from django.db import transaction
+
+    judged = ranked_house_match("nuclear-war", ("hawk", "terse"), {})
+    plain = ranked_house_match("simple-card", ("highest", "lowest"), {})
+    sent: dict[int, str] = {}
+    task = app.tasks[MATCH_RUN_TASK]
+    monkeypatch.setattr(
+        task, "apply_async", lambda args, queue, **_: sent.__setitem__(args[0], queue)
+    )
+    with transaction.atomic():
+        matches_enqueue_on_commit(list(Match.objects.filter(pk__in=[judged.pk, plain.pk])))
+    assert sent == {judged.pk: queue_name(LLM), plain.pk: queue_name(RANKED)}
+    assert sent[judged.pk] == match_queue(judged) and sent[plain.pk] == match_queue(plain)
+
+
 def test_a_judged_ranked_match_puts_the_judge_in_the_ledger_and_the_replay(
     fake: Any, settings: Any
 ) -> None:
