@@ -9,14 +9,20 @@ countdown) is left alone; before, both waited for ``ARENA_MATCH_QUEUED_MAX_S`` (
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from devtools.parts import PROCESS_SANDBOX, ROOT, manage, platform_env, start_process
+from devtools.parts import (
+    PROCESS_SANDBOX,
+    ROOT,
+    manage,
+    platform_env,
+    start_process,
+    stop_processes,
+)
 from tests.conftest import wait_for
 from tests.e2e.test_worker_nodes import _result
 
@@ -118,10 +124,5 @@ def test_a_lost_message_on_the_filesystem_broker_is_sent_again_in_seconds(tmp_pa
         state = wait_for(played, timeout_s=120, every_s=1, what="the lost match to be played")
         assert state[str(held)] == ["queued", 0], state  # left to its countdown, not sent again
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait(timeout=30)
+        stop_processes(worker, timeout_s=60)
         log.close()

@@ -108,7 +108,8 @@ with transaction.atomic():
                 bad_chains.append(rating.pk)
             previous = change.after
         counted = rating.wins + rating.losses + rating.draws
-        if abs(previous - rating.rating) > 1e-9 or rating.games != len(chain) or counted != len(chain):
+        games = {{rating.games, counted}}
+        if abs(previous - rating.rating) > 1e-9 or games != {{len(chain)}}:
             bad_chains.append(rating.pk)
     print("RESULT=" + json.dumps({{
         "statuses": dict(Counter(ranked.values_list("status", flat=True))),

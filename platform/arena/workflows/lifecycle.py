@@ -18,9 +18,10 @@ a lost message costs seconds, while a match that waits its turn in a long queue 
 On the filesystem broker (``make run``'s) the sweeper reads the queue folder and asks the live
 workers which match tasks they hold (running, taken to run next, or waiting out a countdown):
 a match in neither was lost. Where neither can be read (no worker answers, an eager test), a
-queued match is sent again ``ARENA_MATCH_QUEUED_MAX_S`` after it was sent. The unacknowledged message of a match that is
-over (its worker's acknowledgement was lost with a broker restart) is dropped, instead of being
-delivered again when the broker's visibility timeout runs out an hour later.
+queued match is sent again ``ARENA_MATCH_QUEUED_MAX_S`` after it was sent. The unacknowledged
+message of a match that is over (its worker's acknowledgement was lost with a broker restart) is
+dropped, instead of being delivered again when the broker's visibility timeout runs out an hour
+later.
 
 ``make run`` stopping (or starting after a run that was killed) hands its cut matches back at
 once (``matches_requeue_interrupted``): a stop is nobody's failure.
@@ -155,7 +156,8 @@ def _task_of(entry: Any) -> tuple[int, str] | None:
     """(match id, task id) of a match task in a worker's answer to an inspection."""
     if not isinstance(entry, dict):
         return None
-    request = entry.get("request") if isinstance(entry.get("request"), dict) else entry
+    inner = entry.get("request")
+    request: dict[str, Any] = inner if isinstance(inner, dict) else entry
     if request.get("name") != MATCH_RUN_TASK:
         return None
     args = request.get("args")
