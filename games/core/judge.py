@@ -210,11 +210,13 @@ def cut_to_schema(value: Any, schema: Mapping[str, Any]) -> Any:
 
 def answer_from_text(text: str) -> Any:
     """A model's reply text as JSON (the first object in it), or ``None``. A reply cut off by
-    the token limit inside its last string (``{"reason": "because...``) is closed and read."""
+    the token limit inside its last string (``{"reason": "because...``) is closed and read. Raw
+    line breaks and tabs inside a string are read as they are: llama.cpp's JSON grammar lets a
+    small model write them, and strict JSON would throw a fitting answer away."""
     text = text.strip()
     for ending in ("", '"}', "}"):
         try:
-            return json.loads(text + ending)
+            return json.loads(text + ending, strict=False)
         except ValueError:
             pass
     start = text.find("{")
@@ -222,7 +224,7 @@ def answer_from_text(text: str) -> Any:
     if start < 0 or end <= start:
         return None
     try:
-        return json.loads(text[start : end + 1])
+        return json.loads(text[start : end + 1], strict=False)
     except ValueError:
         return None
 

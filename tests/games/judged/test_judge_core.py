@@ -112,6 +112,18 @@ def test_a_reply_cut_by_the_token_limit_is_closed_and_read() -> None:
     assert fits_schema(long, VERDICT_SCHEMA) and len(long["reason"]) == 600
 
 
+def test_raw_line_breaks_inside_a_string_are_read() -> None:
+    """What SmolLM2 wrote under llama.cpp's JSON grammar, which lets a string hold raw line
+    breaks: strict JSON threw it away, and three such answers failed the whole match."""
+    from games.core.judge import answer_from_text
+
+    seen = '{ "question": "Why (1) A, (2) B }\n```\n\nThe JSON object is: {\n  " }'
+    assert answer_from_text(seen) == {
+        "question": "Why (1) A, (2) B }\n```\n\nThe JSON object is: {\n  "
+    }
+    assert answer_from_text('{"reason": "one\ttwo\nthree"}') == {"reason": "one\ttwo\nthree"}
+
+
 def test_a_re_ask_says_what_was_wrong_and_has_a_seed_of_its_own() -> None:
     from games.core import ArenaConfig, create_game
     from games.core.judge import ScriptedJudge
