@@ -179,3 +179,53 @@ def test_web_listens_on_a_socket_the_supervisor_holds_and_a_port_in_use_is_said_
             arena_run.listen(f"127.0.0.1:{port}")
     finally:
         held.close()
+
+
+#: A worker that, told to stop, finishes its match for a second first, and writes whether the
+#: service it calls (the local model) still ran then.
+FINISHING_WORKER = """
+import os, signal, sys, time
+out, served = sys.argv[1], sys.argv[2]
+def finish(*_):
+    time.sleep(1)
+    pid = int(open(served).read())
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        state = "gone"
+    open(out, "w").write("gone" if state in ("gone", "Z") else "serving")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, finish)
+open(out + ".ready", "w").write("1")
+time.sleep(600)
+"""
+
+SERVICE = """
+import os, sys, time
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(600)
+"""
+
+
+def test_the_local_model_is_stopped_after_the_workers_that_call_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judged match still playing while make run stops keeps its judge to the end: a judge
+    gone first failed it as the platform's error and used up one of its attempts."""
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: None)
+    monkeypatch.setattr(arena_run, "sandboxes_remove_of_processes", lambda pids: 0)
+    monkeypatch.setattr(arena_run, "matches_requeue_interrupted", lambda **_: 0)
+    out, served = tmp_path / "worker", tmp_path / "served"
+    worker = Child("worker", [sys.executable, "-c", FINISHING_WORKER, str(out), str(served)])
+    model = Child("local model", [sys.executable, "-c", SERVICE, str(served)], stops_last=True)
+    sup = Supervisor([model, worker], env=dict(os.environ), cwd=tmp_path, say=lambda text: None)
+    for child in sup.children:
+        sup.start(child)
+    wait_for(
+        lambda: served.exists() and Path(f"{out}.ready").exists(),
+        timeout_s=60,
+        what="both children to start",
+    )
+    sup.stop(timeout_s=30)
+    assert out.read_text() == "serving"
+    assert model.proc is not None and model.proc.poll() is not None  # and then it was stopped

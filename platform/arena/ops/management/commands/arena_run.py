@@ -192,6 +192,9 @@ class Child:
     next_start: float = 0.0
     quick_deaths: int = 0
     restarts: int = field(default=0)
+    #: Stopped after every other child (a service the others call, such as the local model
+    #: that judges: a match still playing during the stop must not lose its judge first).
+    stops_last: bool = False
 
 
 class Supervisor:
@@ -255,9 +258,11 @@ class Supervisor:
         """SIGTERM each child's main process, wait, then kill every group that is left; then
         remove every agent container those processes made and queue their cut matches again.
 
-        A second Ctrl-C while waiting kills at once.
+        A second Ctrl-C while waiting kills at once. The children that stop last (the local
+        model) are stopped once the others are gone.
         """
-        running = [c.proc for c in self.children if c.proc is not None]
+        serving = [c.proc for c in self.children if c.proc is not None and c.stops_last]
+        running = [c.proc for c in self.children if c.proc is not None and not c.stops_last]
         groups = {p.pid for p in running}
         workers = {c.proc.pid for c in self.children if c.proc and c.name.endswith("worker")}
         # Every process of the run (the workers' pool processes made the containers), before
@@ -301,6 +306,15 @@ class Supervisor:
         else:
             if requeued:
                 self.say(f"{requeued} matches cut by the stop are queued again")
+        for proc in serving:
+            _kill_group(proc.pid, signal.SIGTERM)
+        for proc in serving:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=10)
 
 
 def listen(addr: str) -> socket.socket:
@@ -383,7 +397,7 @@ class Command(BaseCommand):
         local_judge_register(base_url=f"http://127.0.0.1:{port}/v1")
         env["ARENA_JUDGE_MODEL"] = LOCAL_MODEL_NAME
         self.stdout.write(f"judged games: judged by the local model ({LOCAL_MODEL_NAME})")
-        return [Child("local model", argv)]
+        return [Child("local model", argv, stops_last=True)]
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Prepare, start, supervise, stop."""
