@@ -96,11 +96,18 @@ def shell(env: dict[str, str], code: str) -> str:
     return manage(env, "shell", "-c", code, timeout_s=120).strip().splitlines()[-1]
 
 
+def shell_results(env: dict[str, str], code: str) -> list[Any]:
+    """Run ``code`` in ``manage.py shell`` (one start of Django for several scripts); the JSON
+    of each line it printed after ``RESULT=``, in order."""
+    out = manage(env, "shell", "-v", "0", "-c", code)
+    return [
+        json.loads(x.removeprefix("RESULT=")) for x in out.splitlines() if x.startswith("RESULT=")
+    ]
+
+
 def shell_result(env: dict[str, str], code: str) -> Any:
     """Run ``code`` in ``manage.py shell``; the JSON it printed last after ``RESULT=``."""
-    out = manage(env, "shell", "-v", "0", "-c", code)
-    line = [x for x in out.splitlines() if x.startswith("RESULT=")][-1]
-    return json.loads(line.removeprefix("RESULT="))
+    return shell_results(env, code)[-1]
 
 
 #: The game's house bots step off its ladder, so that matchmaking's next pass can only pair the

@@ -32,7 +32,7 @@ from arena_cli.submit_cmd import api_request, get_token, upload, wait_for_status
 from devtools.fakemodel import FakeModel
 from games.core import get_game_spec
 from tests.e2e.conftest import Stack, http_get, platform_stack
-from tests.e2e.ladder import HOUSE_OFF, PAIR, shell_result
+from tests.e2e.ladder import HOUSE_OFF, PAIR, shell_result, shell_results
 from tests.sandbox.conftest import require_docker
 
 pytestmark = [
@@ -76,7 +76,8 @@ print("RESULT=" + json.dumps([
 ]))
 """
 
-_ITEM = re.compile(r"\b([AB])'s \w+ \([^)]*\):\n(`{3,})text\n(.*?)\n\2", re.DOTALL)
+#: One quoted text in a judge's request (``games.core.judge.JudgeRequest.user_prompt``).
+_ITEM = re.compile(r"\b([AB])'s \w+ \([^)]*\) from [AB]:\n(`{3,})text\n(.*?)\n\2", re.DOTALL)
 _WORD = re.compile(r"The secret word is: ([a-z]+)\.")
 
 
@@ -157,13 +158,12 @@ def replay_of(stack: Stack, match_id: int) -> dict[str, Any]:
 
 
 def frame_texts(replay: dict[str, Any]) -> list[tuple[str, str]]:
-    """Each frame's label and the text of its widgets (the widgets are pooled)."""
-    pool = replay.get("widgets", [])
-    out = []
-    for frame in replay["frames"]:
-        widgets = [pool[i] if isinstance(i, int) else i for i in frame.get("widgets", [])]
-        out.append((str(frame["label"]), json.dumps(widgets)))
-    return out
+    """Each frame's label and its widgets as JSON text (``Replay.packed``: a frame is
+    ``[round, label, seq, widget ids]``, the widgets pooled)."""
+    pool = replay["widgets"]
+    return [
+        (str(label), json.dumps([pool[i] for i in ids])) for _, label, _, ids in replay["frames"]
+    ]
 
 
 def test_a_code_agent_and_a_model_entrant_play_ranked_judged_matches(
@@ -195,12 +195,13 @@ def test_a_code_agent_and_a_model_entrant_play_ranked_judged_matches(
             assert done["status"] == "accepted", (game, done["detail"])
             api_request(stack.url, "POST", f"/api/submissions/{sub['id']}/activate", token=token)
 
-    # One matchmaking pass per ladder: the only pair left is the agent and the entrant.
+    # One matchmaking pass per ladder: the only pair left is the agent and the entrant (one
+    # shell for all: each start of Django takes seconds on a loaded host).
+    script = "".join(HOUSE_OFF.format(game=g) + PAIR.format(game=g) for g in GAMES)
+    results = shell_results(stack.env, script)
     matches: dict[str, int] = {}
-    for game in GAMES:
-        assert shell_result(stack.env, HOUSE_OFF.format(game=game)) > 0
-        paired = shell_result(stack.env, PAIR.format(game=game))
-        assert len(paired) == 1, (game, paired)
+    for game, off, paired in zip(GAMES, results[::2], results[1::2], strict=True):
+        assert off > 0 and len(paired) == 1, (game, off, paired)
         matches[game] = paired[0]
 
     shown: dict[str, dict[str, Any]] = {}
@@ -223,7 +224,7 @@ def test_a_code_agent_and_a_model_entrant_play_ranked_judged_matches(
         ours, theirs = seats[entrants[game]["id"]], seats[code[game]["id"]]
         # Rated: both moved from 1200, the entrant (whom the judge favoured) up.
         assert ours["rating_before"] == theirs["rating_before"] == 1200
-        assert ours["rating_after"] > 1200 > theirs["rating_after"], match["participants"]
+        assert ours["rating_after"] > 1200 > theirs["rating_after"], (game, match["participants"])
         assert {p["reason"] for p in match["participants"]} == {"normal"}
 
         rows = [r for r in ledger if r[0] == match_id]
