@@ -91,6 +91,7 @@ def test_an_entrant_is_validated_by_a_short_self_play_and_its_calls_are_in_the_l
 @pytest.mark.django_db(transaction=False)
 def test_every_game_accepts_its_entrants_short_self_play_config() -> None:
     from arena.workflows.llm import validation_config
+
     from games.core import get_game_spec
     from games.core.registry import available_game_ids
 
