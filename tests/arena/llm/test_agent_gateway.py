@@ -53,6 +53,32 @@ def _model(base_url: str, **fields: Any) -> Any:
     return LanguageModel.objects.create(base_url=base_url, **(defaults | fields))
 
 
+def _play(
+    owner: Any, source: str, *, game: str, bot: str, kind: str, seed: int, budget: str,
+    config: dict[str, Any] | None = None,
+) -> tuple[Any, Any]:  # fmt: skip
+    """``source``'s version, allowed to call ``tiny`` within ``budget`` USD a match, plays a
+    house bot through the worker's path; the version and the finished match."""
+    from arena.llm.services import agent_model_policy_set
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.matches import match_run
+
+    mine = submission_create(owner=owner, source=source)
+    agent_model_policy_set(
+        submission=mine, user=owner, model_names=["tiny"], match_budget_usd=budget,
+        day_budget_usd="1",
+    )  # fmt: skip
+    house = house_submission_ensure(game=game, bot=bot)
+    match = match_create(kind=kind, submissions=[mine, house], seed=seed)
+    if config is not None:
+        Match.objects.filter(pk=match.pk).update(config=config)
+    assert match_run(match_id=match.pk) == "done"
+    match.refresh_from_db()
+    return mine, match
+
+
 def test_only_the_owner_sets_models_and_only_ones_agents_may_call(make_user: Any) -> None:
     from arena.errors import Forbidden, Refused
     from arena.llm.models import LanguageModel
@@ -93,25 +119,16 @@ def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
     kind: str, make_user: Any, committed: Any
 ) -> None:
     from arena.llm.models import ModelCall
-    from arena.llm.services import agent_model_policy_set
     from arena.matches.models import Match
-    from arena.matches.services import match_create
-    from arena.submissions.services import house_submission_ensure, submission_create
-    from arena.workflows.matches import match_run
     from django.test import Client
 
     alice, bob = make_user("alice"), make_user("bob")
     with FakeModel(default=("answer", "THE-MODELS-ADVICE")) as fake:
         _model(fake.base_url)
-        mine = submission_create(owner=alice, source=MODEL_AGENT)
-        agent_model_policy_set(
-            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.25",
-            day_budget_usd="1",
+        mine, match = _play(
+            alice, MODEL_AGENT, game="simple-card", bot="highest", kind=kind, seed=7,
+            budget="0.25",
         )  # fmt: skip
-        house = house_submission_ensure(game="simple-card", bot="highest")
-        match = match_create(kind=kind, submissions=[mine, house], seed=7)
-        assert match_run(match_id=match.pk) == "done"
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     rows = list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
     # 0.11 USD a call against 0.25 a match: the third call starts at 0.22, the fourth is refused.
@@ -318,12 +335,8 @@ def test_the_judged_games_openai_example_agent_argues_with_the_models_words(
     make_user: Any, committed: Any, settings: Any
 ) -> None:
     from arena.llm.models import ModelCall
-    from arena.llm.services import agent_model_policy_set
     from arena.matches.logstore import match_log_entries
     from arena.matches.models import Match
-    from arena.matches.services import match_create
-    from arena.submissions.services import house_submission_ensure, submission_create
-    from arena.workflows.matches import match_run
 
     from games.core import get_game_spec
 
@@ -345,16 +358,10 @@ def test_the_judged_games_openai_example_agent_argues_with_the_models_words(
             price_input_per_mtok_usd=Decimal(0), price_output_per_mtok_usd=Decimal(0),
         )  # fmt: skip
         settings.ARENA_JUDGE_MODEL = "judge"
-        mine = submission_create(owner=alice, source=source)
-        agent_model_policy_set(
-            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="1",
-            day_budget_usd="1",
+        mine, match = _play(
+            alice, source, game="nuclear-war", bot="hawk", kind="ranked", seed=5, budget="1",
+            config={"rounds": 2, "persuasion_steps": 1},
         )  # fmt: skip
-        house = house_submission_ensure(game="nuclear-war", bot="hawk")
-        match = match_create(kind="ranked", submissions=[mine, house], seed=5)
-        Match.objects.filter(pk=match.pk).update(config={"rounds": 2, "persuasion_steps": 1})
-        assert match_run(match_id=match.pk) == "done"
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED, match.error
     rows = list(ModelCall.objects.filter(match_id=match.pk))
     agent = [r for r in rows if r.purpose == "agent"]
