@@ -53,6 +53,9 @@ def test_the_local_model_judges_a_whole_match_through_the_platform(
     local_judge_register(base_url=model_url)
     settings.ARENA_JUDGE_MODEL = LOCAL_MODEL_NAME
     settings.ARENA_JUDGE_MAX_TOKENS = MAX_TOKENS
+    # Untimed: a call that a loaded host slows past the judge's own timeout (120 s) would be
+    # a timeout row and a retry, not the model's answer this test is about.
+    settings.ARENA_JUDGE_CALL_TIMEOUT_S = 900
     bots, config = GAMES[game]
     seats = [house_submission_ensure(game=game, bot=b) for b in bots]
     match = match_create(kind=Match.Kind.TRAINING, submissions=seats, timed=False)
@@ -64,7 +67,9 @@ def test_the_local_model_judges_a_whole_match_through_the_platform(
     assert match.status == "finished", match.error
     calls = ModelCall.objects.filter(match_id=match.pk)
     assert calls.exists() and {c.purpose for c in calls} == {"judge"}
-    assert all(c.submission_id is None and c.outcome == "answered" for c in calls)
+    assert all(c.submission_id is None and c.outcome == "answered" for c in calls), [
+        (c.outcome, c.error[:200]) for c in calls
+    ]
     assert {c.round for c in calls} == set(range(1, config["rounds"] + 1))
     replay = json.dumps(match_replay(match, AnonymousUser()))
     if game == "passcode":
