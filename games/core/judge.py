@@ -94,6 +94,9 @@ class JudgeRequest:
     seed: int = 0
     #: The seat the request is about (a keeper's answer to one seat), ``None``: both.
     seat: int | None = None
+    #: The match's round the request is asked in (the game fills it in ``ask_judge``; the
+    #: ledger keeps it). Not part of the digest: the round is in the log entry already.
+    round: int = 0
 
     def digest(self) -> str:
         """A fingerprint of everything the judge is shown: a replay checks it matches."""
@@ -340,6 +343,7 @@ class JudgedGame(RoundsGame):
                 f"{self.game_type} is judged and no judge was given: the operator must name the "
                 "judge's model (docs/games.md, 'Judged games')"
             )
+        request = replace(request, round=self.get_round())
         asked = request
         for attempt in range(MAX_JUDGE_ATTEMPTS):
             if attempt:

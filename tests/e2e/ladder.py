@@ -96,6 +96,43 @@ def shell(env: dict[str, str], code: str) -> str:
     return manage(env, "shell", "-c", code, timeout_s=120).strip().splitlines()[-1]
 
 
+def shell_results(env: dict[str, str], code: str) -> list[Any]:
+    """Run ``code`` in ``manage.py shell`` (one start of Django for several scripts); the JSON
+    of each line it printed after ``RESULT=``, in order."""
+    out = manage(env, "shell", "-v", "0", "-c", code)
+    return [
+        json.loads(x.removeprefix("RESULT=")) for x in out.splitlines() if x.startswith("RESULT=")
+    ]
+
+
+def shell_result(env: dict[str, str], code: str) -> Any:
+    """Run ``code`` in ``manage.py shell``; the JSON it printed last after ``RESULT=``."""
+    return shell_results(env, code)[-1]
+
+
+#: The game's house bots step off its ladder, so that matchmaking's next pass can only pair the
+#: entries a test put there (on a fresh site all stand at 1200: with the house bots on, the pass
+#: may pair either with a house bot). Prints how many stepped off.
+HOUSE_OFF = """
+from arena.submissions.models import Submission
+n = Submission.objects.filter(agent__game={game!r}).exclude(house_bot="").update(active=False)
+print("RESULT=" + str(n))
+"""
+
+#: One matchmaking pass over the game's ladder, as the beat's pass runs it (pair, then enqueue on
+#: commit); the ids of the ranked matches it made.
+PAIR = """
+import json
+from django.db import transaction
+from arena.ratings.services import ladder_pair
+from arena.workflows.dispatch import matches_enqueue_on_commit
+with transaction.atomic():
+    paired = ladder_pair(game={game!r})
+    matches_enqueue_on_commit(paired)
+print("RESULT=" + json.dumps([m.pk for m in paired]))
+"""
+
+
 def report(env: dict[str, str]) -> dict[str, Any]:
     """The ladder's state (``REPORT``)."""
     result: dict[str, Any] = json.loads(shell(env, REPORT))

@@ -8,7 +8,6 @@ sandbox; the rest by a worker with beat on every other queue, behind the real we
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from games.core import get_game_spec
 from tests.conftest import require_part
 from tests.e2e.browser import browser_available, driven, wait_for
 from tests.e2e.conftest import Stack, platform_stack
+from tests.e2e.ladder import HOUSE_OFF, PAIR, shell_result
 from tests.sandbox.conftest import require_docker
 
 pytestmark = [
@@ -84,34 +84,10 @@ finally:
 print("RESULT=" + json.dumps([n, replies]))
 """
 
-#: The game's house bots step off its ladder, so that matchmaking's next pass can only pair the
-#: model entrant with the code agent (on a fresh site all stand at 1200: with the house bots on,
-#: the pass may pair either with a house bot).
-HOUSE_OFF = """
-from arena.submissions.models import Submission
-n = Submission.objects.filter(agent__game={game!r}).exclude(house_bot="").update(active=False)
-print("RESULT=" + str(n))
-"""
-
-#: One matchmaking pass over the game's ladder, as the beat's pass runs it (pair, then enqueue on
-#: commit); the ids of the ranked matches it made.
-PAIR = """
-import json
-from django.db import transaction
-from arena.ratings.services import ladder_pair
-from arena.workflows.dispatch import matches_enqueue_on_commit
-with transaction.atomic():
-    paired = ladder_pair(game={game!r})
-    matches_enqueue_on_commit(paired)
-print("RESULT=" + json.dumps([m.pk for m in paired]))
-"""
-
 
 def shell(stack: Stack, code: str) -> Any:
     """Run ``code`` in the stack's ``manage.py shell``; what it printed after ``RESULT=``."""
-    out = stack.manage("shell", "-v", "0", "-c", code)
-    line = [x for x in out.splitlines() if x.startswith("RESULT=")][-1]
-    return json.loads(line.removeprefix("RESULT="))
+    return shell_result(stack.env, code)
 
 
 def confirmed(replies: list[dict[str, dict[str, str]]]) -> None:

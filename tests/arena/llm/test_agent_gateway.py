@@ -4,6 +4,7 @@ calls on the owner's match page and nobody else's (docs/llm-seats.md)."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -42,13 +43,40 @@ def _model(base_url: str, **fields: Any) -> Any:
 
     # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call.
     defaults: dict[str, Any] = {
+        "name": "tiny",
         "display_name": "Tiny",
         "model_id": "fake",
         "agents_may_call": True,
         "price_input_per_mtok_usd": Decimal(1000),
         "price_output_per_mtok_usd": Decimal(1000),
     }
-    return LanguageModel.objects.create(name="tiny", base_url=base_url, **(defaults | fields))
+    return LanguageModel.objects.create(base_url=base_url, **(defaults | fields))
+
+
+def _play(
+    owner: Any, source: str, *, game: str, bot: str, kind: str, seed: int, budget: str,
+    config: dict[str, Any] | None = None,
+) -> tuple[Any, Any]:  # fmt: skip
+    """``source``'s version, allowed to call ``tiny`` within ``budget`` USD a match, plays a
+    house bot through the worker's path; the version and the finished match."""
+    from arena.llm.services import agent_model_policy_set
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.submissions.services import house_submission_ensure, submission_create
+    from arena.workflows.matches import match_run
+
+    mine = submission_create(owner=owner, source=source)
+    agent_model_policy_set(
+        submission=mine, user=owner, model_names=["tiny"], match_budget_usd=budget,
+        day_budget_usd="1",
+    )  # fmt: skip
+    house = house_submission_ensure(game=game, bot=bot)
+    match = match_create(kind=kind, submissions=[mine, house], seed=seed)
+    if config is not None:
+        Match.objects.filter(pk=match.pk).update(config=config)
+    assert match_run(match_id=match.pk) == "done"
+    match.refresh_from_db()
+    return mine, match
 
 
 def test_only_the_owner_sets_models_and_only_ones_agents_may_call(make_user: Any) -> None:
@@ -91,25 +119,16 @@ def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
     kind: str, make_user: Any, committed: Any
 ) -> None:
     from arena.llm.models import ModelCall
-    from arena.llm.services import agent_model_policy_set
     from arena.matches.models import Match
-    from arena.matches.services import match_create
-    from arena.submissions.services import house_submission_ensure, submission_create
-    from arena.workflows.matches import match_run
     from django.test import Client
 
     alice, bob = make_user("alice"), make_user("bob")
     with FakeModel(default=("answer", "THE-MODELS-ADVICE")) as fake:
         _model(fake.base_url)
-        mine = submission_create(owner=alice, source=MODEL_AGENT)
-        agent_model_policy_set(
-            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.25",
-            day_budget_usd="1",
+        mine, match = _play(
+            alice, MODEL_AGENT, game="simple-card", bot="highest", kind=kind, seed=7,
+            budget="0.25",
         )  # fmt: skip
-        house = house_submission_ensure(game="simple-card", bot="highest")
-        match = match_create(kind=kind, submissions=[mine, house], seed=7)
-        assert match_run(match_id=match.pk) == "done"
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     rows = list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
     # 0.11 USD a call against 0.25 a match: the third call starts at 0.22, the fourth is refused.
@@ -309,3 +328,51 @@ def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
     owner.force_login(alice)
     page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
     assert "Pick one of" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_judged_games_openai_example_agent_argues_with_the_models_words(
+    make_user: Any, committed: Any, settings: Any
+) -> None:
+    from arena.llm.models import ModelCall
+    from arena.matches.logstore import match_log_entries
+    from arena.matches.models import Match
+
+    from games.core import get_game_spec
+
+    def reply(body: dict[str, Any]) -> str:
+        # The judge asks through a schema; the agent asks for free text.
+        schema = json.dumps(body.get("response_format") or {})
+        if '"commit"' in schema:
+            return json.dumps({"commit": "A", "reason": "A was clearer"})
+        if '"question"' in schema:
+            return json.dumps({"question": "What happens after?"})
+        return "THE-MODELS-ARGUMENT: restraint keeps our allies with us."
+
+    source = (get_game_spec("nuclear-war").package_dir / "example_openai_agent.py").read_text()
+    alice = make_user("alice")
+    with FakeModel(default=("reply", reply)) as fake:
+        _model(fake.base_url, price_input_per_mtok_usd=Decimal(1))
+        _model(
+            fake.base_url, name="judge", agents_may_call=False,
+            price_input_per_mtok_usd=Decimal(0), price_output_per_mtok_usd=Decimal(0),
+        )  # fmt: skip
+        settings.ARENA_JUDGE_MODEL = "judge"
+        mine, match = _play(
+            alice, source, game="nuclear-war", bot="hawk", kind="ranked", seed=5, budget="1",
+            config={"rounds": 2, "persuasion_steps": 1},
+        )  # fmt: skip
+    assert match.status == Match.Status.FINISHED, match.error
+    rows = list(ModelCall.objects.filter(match_id=match.pk))
+    agent = [r for r in rows if r.purpose == "agent"]
+    # Three arguments a round (introduction, one answer, closing), two rounds.
+    assert len(agent) == 6 and {(r.submission_id, r.outcome) for r in agent} == {
+        (mine.pk, "answered")
+    }
+    assert {r.purpose for r in rows} == {"agent", "judge"}
+    said = [
+        e["action"]["text"]
+        for e in match_log_entries(match)
+        if e.get("seat") == 0 and isinstance(e.get("action"), dict)
+    ]
+    assert said and all(t.startswith("THE-MODELS-ARGUMENT") for t in said), said

@@ -88,6 +88,37 @@ def test_an_entrant_is_validated_by_a_short_self_play_and_its_calls_are_in_the_l
     assert fake.requests[0]["headers"]["authorization"] == f"Bearer {KEY}"
 
 
+@pytest.mark.django_db(transaction=False)
+def test_every_game_accepts_its_entrants_short_self_play_config() -> None:
+    from arena.workflows.llm import validation_config
+
+    from games.core import get_game_spec
+    from games.core.registry import available_game_ids
+
+    for game in available_game_ids():
+        config_class = get_game_spec(game).config_class
+        config = validation_config(game)
+        config_class(**config)  # a config the game refuses never plays (it was rounds=1)
+        assert set(config_class.validation_overrides) <= set(config), game
+    # Judged persuasion games play each scenario twice: one round is refused, two stay.
+    assert validation_config("nuclear-war") == {"rounds": 2, "persuasion_steps": 1}
+    assert validation_config("passcode") == {"rounds": 1, "cycle_limit": 3}
+
+
+@pytest.mark.parametrize("game", ["nil-recruitment", "nuclear-war", "passcode"])
+def test_an_entrant_of_a_judged_game_is_validated_with_the_scripted_judge(
+    game: str, fake: Any, make_user: Any, committed: Any
+) -> None:
+    from arena.llm.models import ModelCall
+
+    register(fake.base_url)
+    submission = enter(committed, make_user("alice"), game=game)
+    assert submission.status == "accepted", submission.status_detail
+    # The self-play's calls are the entrant's; its judge is the game's script, never a model.
+    purposes = set(ModelCall.objects.values_list("purpose", flat=True))
+    assert purposes == {"seat"}
+
+
 def test_every_change_is_a_new_version_and_limits_are_checked(
     fake: Any, make_user: Any, committed: Any
 ) -> None:

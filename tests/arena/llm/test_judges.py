@@ -99,6 +99,8 @@ def test_a_judged_ranked_match_puts_the_judge_in_the_ledger_and_the_replay(
     assert calls.count() == 4
     assert {c.purpose for c in calls} == {ModelCall.Purpose.JUDGE}
     assert all(c.submission_id is None for c in calls)
+    # Each call is kept under the round it was asked in (a question and a verdict each).
+    assert sorted(c.round for c in calls) == [1, 1, 2, 2]
     sent = fake.requests[0]["body"]
     assert sent["temperature"] == 0.0 and "seed" in sent
     assert sent["response_format"]["json_schema"]["schema"]["required"] == ["question"]

@@ -138,3 +138,25 @@ def test_a_re_ask_says_what_was_wrong_and_has_a_seed_of_its_own() -> None:
     first, second = judge.requests
     assert second.seed == first.seed + 1 and "did not fit the schema" in second.instructions
     assert second.items == first.items
+
+
+def test_each_request_carries_the_round_it_is_asked_in_outside_its_digest() -> None:
+    from dataclasses import replace
+
+    from games.core import ArenaConfig, create_game
+    from games.core.judge import KeywordJudge, ScriptedJudge
+
+    inner = KeywordJudge()
+    judge = ScriptedJudge(lambda r: dict(inner.ask(r)))
+    game = create_game(
+        ArenaConfig.for_seats("nuclear-war", ["a", "b"], 0, {"rounds": 2, "persuasion_steps": 1}),
+        judge=judge,
+    )
+    while not game.is_over():
+        game.step({"action_type": "argument", "text": "hold"})
+    # Per round: a question, a verdict; the ledger keeps the round (arena.llm.judging).
+    assert [(r.round, r.purpose) for r in judge.requests] == [
+        (1, "question"), (1, "verdict"), (2, "question"), (2, "verdict"),
+    ]  # fmt: skip
+    first = judge.requests[0]
+    assert replace(first, round=7).digest() == first.digest()
