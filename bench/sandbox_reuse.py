@@ -153,7 +153,8 @@ def _own_cpu_s() -> tuple[float, float]:
 class Sampler:
     """Every 0.1 s: the CPU of each engine process and of each container cgroup (max seen)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every_s: float = 0.1) -> None:
+        self.every_s = every_s
         self.engine: dict[int, float] = {}
         self.engine_start: dict[int, float] = {}
         self.containers: dict[str, float] = {}
@@ -173,7 +174,7 @@ class Sampler:
         self._sample()
 
     def _run(self) -> None:
-        while not self._stop.wait(0.1):
+        while not self._stop.wait(self.every_s):
             self._sample()
 
     def _sample(self) -> None:
@@ -208,6 +209,32 @@ def _engine_cpu() -> dict[int, float]:
             fields = stat[stat.rindex(")") + 2 :].split()
             found[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
     return found
+
+
+def tree_cpu(root: int) -> dict[int, float]:
+    """CPU seconds of ``root`` and of every process below it, by pid, from ``/proc``."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents[int(name)] = int(fields[1])
+        cpu[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
+    tree = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return {pid: cpu[pid] for pid in tree if pid in cpu}
 
 
 def _container_cpu() -> dict[str, float]:
@@ -254,7 +281,7 @@ def measure_path(path: str, seconds: float, workers: int, pool_size: int) -> dic
     total = worker_s + agents_s + engine_s
 
     def per_match_ms(value: float) -> float:
-        return round(value / max(1, matches) * 1000, 1)
+        return round(float(value) / max(1, int(matches)) * 1000, 1)
 
     return {
         "matches_per_minute": round(sum(r["matches"] / r["elapsed_s"] * 60 for r in results), 1),
