@@ -186,19 +186,16 @@ def run(args: argparse.Namespace, reuse: str) -> dict[str, Any]:
         port = free_port()
         logs = (var / "worker.log").open("wb")
         stack.callback(logs.close)
+        # No -Q: every queue of the platform's instance (CELERY_TASK_QUEUES).
+        worker = ["worker", "--concurrency", str(args.concurrency), "--loglevel", "WARNING"]
+        command = celery_command(*worker)
+        if args.profile:
+            # One process (the solo pool) under cProfile with a CPU clock, written at its exit.
+            command = [sys.executable, "-c", PROFILED_WORKER, str(var / "worker.prof")]
+            command += ["-A", "arena.celery_app", "worker", "--pool", "solo"]
+            command += ["--loglevel", "WARNING"]
         procs = [
-            start_process(
-                celery_command(
-                    "worker",
-                    # No -Q: every queue of the platform's instance (CELERY_TASK_QUEUES).
-                    "--concurrency",
-                    str(args.concurrency),
-                    "--loglevel",
-                    "WARNING",
-                ),
-                env,
-                logs,
-            ),
+            start_process(command, env, logs),
             start_process(runserver_command(port), env, subprocess.DEVNULL),
         ]
 
@@ -276,13 +273,17 @@ def run(args: argparse.Namespace, reuse: str) -> dict[str, Any]:
                     f"Submission.objects.filter(pk={submission['id']}).update(active=True); "
                     f"mine = Submission.objects.get(pk={submission['id']}); "
                     f"house = house_submission_ensure(game='{args.game}', bot='{bot}'); "
+                    # One transaction: every match is enqueued at its commit, so the worker's
+                    # database writes do not slow the inserts down (one at a time, 300 took
+                    # minutes on a loaded host).
                     "ids = []\n"
-                    f"for _ in range({args.ranked}):\n"
-                    "    with transaction.atomic():\n"
+                    "with transaction.atomic():\n"
+                    f"    for _ in range({args.ranked}):\n"
                     "        match = match_schedule(kind='ranked', submissions=[mine, house])\n"
                     "        ids.append(match.pk)\n"
                     "print(min(ids), max(ids))"
                 ),
+                timeout_s=600,
             )
             first, last = (int(x) for x in created.split()[-2:])
             wait(
@@ -300,6 +301,7 @@ def run(args: argparse.Namespace, reuse: str) -> dict[str, Any]:
             "from arena.matches.models import Match; "
             f"print(Match.objects.filter(pk__gte={first}, pk__lte={last}, status='error').count())",
         )
+    profile = profile_top(var / "worker.prof", args.ranked) if args.profile else None
     shutil.rmtree(var, ignore_errors=True)
     split = {
         "worker": sampler.tree_s("worker"),
@@ -339,7 +341,70 @@ def run(args: argparse.Namespace, reuse: str) -> dict[str, Any]:
             "load_average_before": round(load_before, 2),
             "host_busy_cores": round(busy / sampled_s, 2),
         },
+        **({"worker_profile": profile} if profile else {}),
     }
+
+
+#: ``python -c`` this, the profile's path and Celery's arguments: the worker under cProfile.
+PROFILED_WORKER = """
+import cProfile, runpy, sys, time
+path = sys.argv[1]
+sys.argv = ["celery", *sys.argv[2:]]
+profiler = cProfile.Profile(time.process_time)
+profiler.enable()
+try:
+    runpy.run_module("celery", run_name="__main__")
+except SystemExit:
+    pass
+finally:
+    profiler.disable()
+    profiler.dump_stats(path)
+"""
+
+
+def profile_top(path: Path, matches: int) -> dict[str, Any]:
+    """The profiled worker's CPU a ranked match (every task it ran, setup's included, over the
+    ranked count) by area of the code, and its costliest functions by their own time."""
+    import pstats
+
+    if not path.exists():
+        return {"error": "the worker wrote no profile"}
+    stats = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
+    areas: dict[str, float] = {}
+    rows = []
+    for (filename, line, function), (_, _, own, cumulative, _) in stats.items():
+        area = _area(filename)
+        areas[area] = areas.get(area, 0.0) + own
+        rows.append((own, cumulative, f"{area}: {Path(filename).name}:{line} {function}"))
+    rows.sort(reverse=True)
+
+    def ms(value: float) -> float:
+        return round(value / matches * 1000, 2)
+
+    return {
+        "cpu_ms_per_match_by_area": {
+            k: ms(v) for k, v in sorted(areas.items(), key=lambda kv: -kv[1]) if ms(v) >= 0.05
+        },
+        "top_own_cpu_ms_per_match": [[name, ms(own), ms(cum)] for own, cum, name in rows[:25]],
+    }
+
+
+def _area(filename: str) -> str:
+    if filename.startswith("<") or "/" not in filename:
+        return "builtins" if filename.startswith("~") else "other"
+    parts = Path(filename).parts
+    for marker in ("site-packages", "platform", "lib"):
+        if marker in parts:
+            rest = parts[parts.index(marker) + 1 :]
+            if marker == "lib" and rest and rest[0].startswith("python"):
+                return "stdlib:" + (rest[1] if len(rest) > 1 else "")
+            if marker != "lib" and rest:
+                return rest[0] if marker == "site-packages" else "/".join(rest[:2])
+    root = Path(__file__).resolve().parents[1]
+    try:
+        return Path(filename).resolve().relative_to(root).parts[0]
+    except ValueError:
+        return "other"
 
 
 class _Child:
@@ -378,6 +443,11 @@ def main() -> None:
     parser.add_argument("--ranked", type=int, default=40)
     parser.add_argument("--concurrency", type=int, default=1, help="the worker's processes")
     parser.add_argument("--reuse", choices=["both", "on", "off"], default="both")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="one worker process (solo pool) under cProfile: its CPU by area and function",
+    )
     args = parser.parse_args()
     modes = {"on": ["1"], "off": ["0"], "both": ["1", "0"]}[args.reuse]
     runs = {f"reuse_{'on' if mode == '1' else 'off'}": run(args, mode) for mode in modes}
