@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from arena_cli.submit_cmd import api_request, get_token, upload  # noqa: E402
-from bench.sandbox_reuse import Sampler, _host_busy_s, tree_cpu  # noqa: E402
+from bench.sandbox_reuse import Sampler, _host_busy_s, processes, tree_cpu  # noqa: E402
 from devtools.parts import (  # noqa: E402
     celery_command,
     free_port,
@@ -252,7 +252,7 @@ def run(args: argparse.Namespace, reuse: str) -> dict[str, Any]:
 
         # A queue of ranked matches between the submission and a house bot, all enqueued at once.
         database = var / "bench.sqlite3"
-        redis_pid = next((p.pid for p in _children() if p.name == "redis-server"), 0)
+        redis_pid = _child_named("redis-server")
         roots = {"worker": procs[0].pid, "web": procs[1].pid, "broker": redis_pid}
         load_before = os.getloadavg()[0]
         busy_before = _host_busy_s()
@@ -407,25 +407,10 @@ def _area(filename: str) -> str:
         return "other"
 
 
-class _Child:
-    def __init__(self, pid: int, name: str) -> None:
-        self.pid, self.name = pid, name
-
-
-def _children() -> list[_Child]:
-    """This process's children (the broker among them), from ``/proc``."""
-    me = str(os.getpid())
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{name}/stat").read_text()
-        except OSError:
-            continue
-        if stat[stat.rindex(")") + 2 :].split()[1] == me:
-            found.append(_Child(int(name), stat[stat.index("(") + 1 : stat.rindex(")")]))
-    return found
+def _child_named(name: str) -> int:
+    """The pid of this process's child called ``name`` (the broker), or 0."""
+    me = os.getpid()
+    return next((pid for pid, comm, parent, _ in processes() if parent == me and comm == name), 0)
 
 
 def backend_is_docker() -> bool:

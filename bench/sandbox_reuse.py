@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -194,8 +195,8 @@ class Sampler:
         )
 
 
-def _engine_cpu() -> dict[int, float]:
-    found = {}
+def processes() -> Iterator[tuple[int, str, int, float]]:
+    """Every process on the host: its pid, name, parent's pid and CPU seconds, from ``/proc``."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -205,27 +206,21 @@ def _engine_cpu() -> dict[int, float]:
         except OSError:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        if comm.startswith(ENGINE_PROCESSES):
-            fields = stat[stat.rindex(")") + 2 :].split()
-            found[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
-    return found
+        fields = stat[stat.rindex(")") + 2 :].split()
+        yield int(name), comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK_S
+
+
+def _engine_cpu() -> dict[int, float]:
+    return {pid: cpu for pid, comm, _, cpu in processes() if comm.startswith(ENGINE_PROCESSES)}
 
 
 def tree_cpu(root: int) -> dict[int, float]:
     """CPU seconds of ``root`` and of every process below it, by pid, from ``/proc``."""
     parents: dict[int, int] = {}
     cpu: dict[int, float] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        parents[int(name)] = int(fields[1])
-        cpu[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
+    for pid, _, parent, seconds in processes():
+        parents[pid] = parent
+        cpu[pid] = seconds
     tree = {root}
     grew = True
     while grew:
