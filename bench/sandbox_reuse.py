@@ -24,8 +24,9 @@ add to it, so ``load`` reports the load average and the host's busy CPU around e
 
 ``poker_100_hands_s`` times 100-hand poker matches of starters (``--poker-matches`` of each,
 the paths taking turns, the median kept): the process backend, a per-match container, and a
-reused container (a second match or later) over each channel; ``frozen_call_p50_ms`` two frozen
-seats called in turn (``bench/sandbox_turns.py``'s measure) on each docker path.
+reused container (a second match or later) over each channel. ``frozen_call``: two frozen
+seats called in turn (``bench/sandbox_turns.py``'s measure) on each docker path, the p50 of a
+whole call and the CPU of a call in this process (the controller) and in the engine.
 
 Run: ``.venv/bin/python bench/sandbox_reuse.py [--seconds 30]`` (about three times that).
 """
@@ -309,6 +310,24 @@ def poker_times(matches: int, paths: list[str]) -> dict[str, float]:
     return {path: round(float(statistics.median(values)), 3) for path, values in times.items()}
 
 
+def frozen_calls(path: str, calls: int) -> dict[str, Any]:
+    """Two frozen seats called in turn on ``path``: the p50 of a whole call, and the CPU of a
+    call in this process (the controller) and in the engine (the host's: what the engine does
+    for anyone else meanwhile counts too)."""
+    began = _own_cpu_s()[0]
+    with Sampler() as sampler:
+        result = bench_alternating(calls, limits_for(path))
+    worker_s = _own_cpu_s()[0] - began
+    return {
+        "p50_ms": result["call_ms"]["p50"],
+        "p99_ms": result["call_ms"]["p99"],
+        "cpu_us_per_call": {
+            "worker": round(worker_s / calls * 1e6, 1),
+            "engine": round(sampler.engine_s() / calls * 1e6, 1),
+        },
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0)
@@ -322,11 +341,7 @@ def main() -> int:
     before, after = paths["per_match"], paths["reused"]
     load_before_poker = os.getloadavg()[0]
     poker = poker_times(args.poker_matches, list(PATHS))
-    frozen = {
-        path: bench_alternating(args.calls, limits_for(path))["call_ms"]["p50"]
-        for path in PATHS
-        if path != "process"
-    }
+    frozen = {path: frozen_calls(path, args.calls) for path in PATHS if path != "process"}
     drain_warm_pool()
     report = {
         "paths": paths,
@@ -348,7 +363,7 @@ def main() -> int:
             "load_average_after": round(os.getloadavg()[0], 2),
         },
         "poker_100_hands_s": poker,
-        "frozen_call_p50_ms": frozen,
+        "frozen_call": frozen,
         "workers": args.workers,
         "seconds_each": args.seconds,
         "cores": os.cpu_count(),
