@@ -8,7 +8,10 @@ number of seconds each, one path after the other:
   container per agent per match under Docker's init;
 * ``reused``: supervised containers kept for the same submission's next match
   (``sandbox/reuse.py``); each seat is a submission of its own, so the two submissions meet
-  again and again on each worker (a small ladder, the best case for reuse);
+  again and again on each worker (a small ladder, the best case for reuse); the calls go over
+  the unix-socket channel (``sandbox/socket_channel.py``), not through the engine;
+* ``reused_attach``: the same, the calls through the engine's attach stream
+  (``SandboxLimits(channel="attach")``, the reused path before the socket channel);
 * ``process``: the process backend, the floor (no isolation).
 
 For each: matches a minute (all workers together) and the CPU of a match split by component:
@@ -19,9 +22,11 @@ ends between two samples loses at most that tail), ``agents`` (the cgroups of th
 this bench made, sampled likewise). ``engine`` is the host's: other users of the same engine
 add to it, so ``load`` reports the load average and the host's busy CPU around each path.
 
-``poker_100_hands_s`` times one 100-hand poker match of starters: the process backend, a
-per-match container, and a reused container (its second match); ``frozen_call_p50_ms`` two
-frozen seats called in turn (``bench/sandbox_turns.py``'s measure), supervised and not.
+``poker_100_hands_s`` times 100-hand poker matches of starters (``--poker-matches`` of each,
+the paths taking turns, the median kept): the process backend, a per-match container, and a
+reused container (a second match or later) over each channel. ``frozen_call``: two frozen
+seats called in turn (``bench/sandbox_turns.py``'s measure) on each docker path, the p50 of a
+whole call and the CPU of a call in this process (the controller) and in the engine.
 
 Run: ``.venv/bin/python bench/sandbox_reuse.py [--seconds 30]`` (about three times that).
 """
@@ -32,10 +37,12 @@ import argparse
 import json
 import multiprocessing
 import os
+import statistics
 import sys
 import threading
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +67,14 @@ from sandbox import (  # noqa: E402
 from sandbox.docker_handle import DockerAgentHandle  # noqa: E402
 
 ENGINE_PROCESSES = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "runc")
-PATHS = ("per_match", "reused", "process")
+PATHS = ("per_match", "reused", "reused_attach", "process")
 TICK_S = os.sysconf("SC_CLK_TCK")
 
 
 def limits_for(path: str) -> SandboxLimits:
-    return SandboxLimits(supervised=path != "per_match")
+    return SandboxLimits(
+        supervised=path != "per_match", channel="attach" if path == "reused_attach" else "socket"
+    )
 
 
 def play_one(path: str, game: str, source: str, config: dict[str, Any] | None = None) -> float:
@@ -77,7 +86,7 @@ def play_one(path: str, game: str, source: str, config: dict[str, Any] | None = 
             name=f"seat{i}",
             backend=backend,
             limits=limits_for(path),
-            reuse_key=f"bench-seat{i}" if path == "reused" else None,
+            reuse_key=f"bench-seat{i}-{path}" if path.startswith("reused") else None,
         )
         for i in (0, 1)
     ]
@@ -146,7 +155,8 @@ def _own_cpu_s() -> tuple[float, float]:
 class Sampler:
     """Every 0.1 s: the CPU of each engine process and of each container cgroup (max seen)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every_s: float = 0.1) -> None:
+        self.every_s = every_s
         self.engine: dict[int, float] = {}
         self.engine_start: dict[int, float] = {}
         self.containers: dict[str, float] = {}
@@ -166,7 +176,7 @@ class Sampler:
         self._sample()
 
     def _run(self) -> None:
-        while not self._stop.wait(0.1):
+        while not self._stop.wait(self.every_s):
             self._sample()
 
     def _sample(self) -> None:
@@ -186,8 +196,8 @@ class Sampler:
         )
 
 
-def _engine_cpu() -> dict[int, float]:
-    found = {}
+def processes() -> Iterator[tuple[int, str, int, float]]:
+    """Every process on the host: its pid, name, parent's pid and CPU seconds, from ``/proc``."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -197,10 +207,30 @@ def _engine_cpu() -> dict[int, float]:
         except OSError:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        if comm.startswith(ENGINE_PROCESSES):
-            fields = stat[stat.rindex(")") + 2 :].split()
-            found[int(name)] = (int(fields[11]) + int(fields[12])) / TICK_S
-    return found
+        fields = stat[stat.rindex(")") + 2 :].split()
+        yield int(name), comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK_S
+
+
+def _engine_cpu() -> dict[int, float]:
+    return {pid: cpu for pid, comm, _, cpu in processes() if comm.startswith(ENGINE_PROCESSES)}
+
+
+def tree_cpu(root: int) -> dict[int, float]:
+    """CPU seconds of ``root`` and of every process below it, by pid, from ``/proc``."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for pid, _, parent, seconds in processes():
+        parents[pid] = parent
+        cpu[pid] = seconds
+    tree = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return {pid: cpu[pid] for pid in tree if pid in cpu}
 
 
 def _container_cpu() -> dict[str, float]:
@@ -247,7 +277,7 @@ def measure_path(path: str, seconds: float, workers: int, pool_size: int) -> dic
     total = worker_s + agents_s + engine_s
 
     def per_match_ms(value: float) -> float:
-        return round(value / max(1, matches) * 1000, 1)
+        return round(float(value) / max(1, int(matches)) * 1000, 1)
 
     return {
         "matches_per_minute": round(sum(r["matches"] / r["elapsed_s"] * 60 for r in results), 1),
@@ -267,14 +297,35 @@ def measure_path(path: str, seconds: float, workers: int, pool_size: int) -> dic
     }
 
 
-def poker_times() -> dict[str, float]:
-    config = None
-    times = {"process": play_one("process", "poker", POKER_STARTER, config)}
-    times["per_match"] = play_one("per_match", "poker", POKER_STARTER, config)
-    play_one("reused", "poker", POKER_STARTER, config)  # the first match makes the containers
-    times["reused"] = play_one("reused", "poker", POKER_STARTER, config)
+def poker_times(matches: int, paths: list[str]) -> dict[str, float]:
+    """The median of ``matches`` 100-hand poker matches a path, the paths taking turns."""
+    for path in paths:
+        if path.startswith("reused"):  # the first match makes the containers
+            play_one(path, "poker", POKER_STARTER)
+    times: dict[str, list[float]] = {path: [] for path in paths}
+    for _ in range(matches):
+        for path in paths:
+            times[path].append(play_one(path, "poker", POKER_STARTER))
     drain_reused()
-    return {k: round(v, 3) for k, v in times.items()}
+    return {path: round(float(statistics.median(values)), 3) for path, values in times.items()}
+
+
+def frozen_calls(path: str, calls: int) -> dict[str, Any]:
+    """Two frozen seats called in turn on ``path``: the p50 of a whole call, and the CPU of a
+    call in this process (the controller) and in the engine (the host's: what the engine does
+    for anyone else meanwhile counts too)."""
+    began = _own_cpu_s()[0]
+    with Sampler() as sampler:
+        result = bench_alternating(calls, limits_for(path))
+    worker_s = _own_cpu_s()[0] - began
+    return {
+        "p50_ms": result["call_ms"]["p50"],
+        "p99_ms": result["call_ms"]["p99"],
+        "cpu_us_per_call": {
+            "worker": round(worker_s / calls * 1e6, 1),
+            "engine": round(sampler.engine_s() / calls * 1e6, 1),
+        },
+    }
 
 
 def main() -> int:
@@ -282,15 +333,15 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--pool-size", type=int, default=2)
+    parser.add_argument("--poker-matches", type=int, default=3, help="poker matches a path")
+    parser.add_argument("--calls", type=int, default=400, help="frozen calls a docker path")
     args = parser.parse_args()
     warnings.simplefilter("ignore", RuntimeWarning)
     paths = {p: measure_path(p, args.seconds, args.workers, args.pool_size) for p in PATHS}
     before, after = paths["per_match"], paths["reused"]
-    poker = poker_times()
-    frozen = {
-        "supervised": bench_alternating(400, SandboxLimits(supervised=True))["call_ms"]["p50"],
-        "per_match": bench_alternating(400, SandboxLimits(supervised=False))["call_ms"]["p50"],
-    }
+    load_before_poker = os.getloadavg()[0]
+    poker = poker_times(args.poker_matches, list(PATHS))
+    frozen = {path: frozen_calls(path, args.calls) for path in PATHS if path != "process"}
     drain_warm_pool()
     report = {
         "paths": paths,
@@ -304,10 +355,15 @@ def main() -> int:
                 3,
             ),
             "poker_reused_over_process": round(poker["reused"] / poker["process"], 2),
+            "poker_reused_attach_over_process": round(poker["reused_attach"] / poker["process"], 2),
             "poker_per_match_over_process": round(poker["per_match"] / poker["process"], 2),
         },
+        "poker_and_frozen_load": {
+            "load_average_before": round(load_before_poker, 2),
+            "load_average_after": round(os.getloadavg()[0], 2),
+        },
         "poker_100_hands_s": poker,
-        "frozen_call_p50_ms": frozen,
+        "frozen_call": frozen,
         "workers": args.workers,
         "seconds_each": args.seconds,
         "cores": os.cpu_count(),

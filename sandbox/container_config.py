@@ -23,6 +23,7 @@ import docker.types
 from sandbox.instance import INSTANCE_LABEL, checked_instance, match_name_prefix, name_prefix
 from sandbox.limits import SandboxLimits
 from sandbox.seccomp import profile_json
+from sandbox.socket_channel import CHANNEL_MOUNT, CHANNEL_PATH
 
 #: Every sandbox container carries this label; the reaper selects on it.
 LABEL = "arena.sandbox"
@@ -95,10 +96,23 @@ def container_key(limits: SandboxLimits) -> SandboxLimits:
     )
 
 
-def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) -> dict[str, Any]:
-    """Keyword arguments of ``APIClient.create_container`` (``api``): every limit, in one place."""
+def container_config(
+    api: Any, limits: SandboxLimits, labels: dict[str, str], channel_dir: str | None = None
+) -> dict[str, Any]:
+    """Keyword arguments of ``APIClient.create_container`` (``api``): every limit, in one place.
+
+    ``channel_dir``: the directory of this container's socket channel
+    (``sandbox/socket_channel.py``), mounted read-only at ``CHANNEL_MOUNT``; the supervisor then
+    talks over that socket and the container has no stdin.
+    """
     mib = 1024 * 1024
+    command = SUPERVISOR_COMMAND if limits.supervised else HARNESS_COMMAND
+    binds: dict[str, dict[str, str]] | None = None
+    if channel_dir is not None:
+        command = [*SUPERVISOR_COMMAND, "--channel", CHANNEL_PATH]
+        binds = {channel_dir: {"bind": CHANNEL_MOUNT, "mode": "ro"}}
     host_config = api.create_host_config(
+        binds=binds,
         network_mode="none",
         read_only=True,
         tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmpfs_size_mb}m,mode=1777"},  # noqa: S108 - the container's own tmpfs
@@ -130,11 +144,11 @@ def container_config(api: Any, limits: SandboxLimits, labels: dict[str, str]) ->
     )
     return {
         "image": limits.image,
-        "command": SUPERVISOR_COMMAND if limits.supervised else HARNESS_COMMAND,
+        "command": command,
         "user": limits.user,
         "working_dir": "/tmp",  # noqa: S108 - the container's own tmpfs
         "environment": [],
-        "stdin_open": True,
+        "stdin_open": channel_dir is None,
         "tty": False,
         "network_disabled": True,
         "labels": labels,

@@ -44,6 +44,7 @@ from sandbox.engine import ENGINE_ERRORS
 from sandbox.freezer import CgroupFreezer, find_cgroup_freezer
 from sandbox.instance import PROCESS_INSTANCE, checked_instance
 from sandbox.limits import SandboxLimits
+from sandbox.socket_channel import ChannelListener
 
 #: Tries at ``docker pause`` before an idle agent is left unfrozen for one wait.
 FREEZE_ATTEMPTS = 5
@@ -113,6 +114,11 @@ class DockerAgentHandle(HarnessHandle):
         self.match: str | None = None
         self._response: Any = None
         self._socket: socket.socket | None = None
+        #: The socket channel's listener until the supervisor connects (``socket_channel.py``).
+        self._listener: ChannelListener | None = None
+        #: True when ``_socket`` is the socket channel (plain bytes), not the attach stream
+        #: (frames with 8-byte headers).
+        self._plain = False
         self._frames = bytearray()
         self._stderr = bytearray()
         self._frozen = False
@@ -196,24 +202,33 @@ class DockerAgentHandle(HarnessHandle):
         labels = container_labels(instance=self.instance, limits=self.limits, pool=pool)
         name = container_name(instance=self.instance, pool=pool)
         launch_began = time.perf_counter()
+        channel_dir = None
+        self._plain = self.limits.socket_channel
+        if self._plain:
+            self._listener = ChannelListener(self.limits.channel_dir, self.limits.user)
+            channel_dir = self._listener.directory
         try:
             created = client.api.create_container(
-                **container_config(client.api, self.limits, labels), name=name
+                **container_config(client.api, self.limits, labels, channel_dir), name=name
             )
         except docker.errors.ImageNotFound as exc:
+            self._close_socket()
             raise PlatformError(
                 f"the sandbox image {self.limits.image} is missing: run `make image`"
             ) from exc
         except ENGINE_ERRORS as exc:
+            self._close_socket()
             raise platform_failure("create the agent's container", exc) from exc
         self._container_id = created["Id"]
         try:
-            # Attach before start so not a byte of output is missed.
-            raw = client.api.attach_socket(
-                self._container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
-            )
-            self._response = raw
-            self._socket = raw._sock if hasattr(raw, "_sock") else raw
+            if self._listener is None:
+                # Attach before start so not a byte of output is missed.
+                raw = client.api.attach_socket(
+                    self._container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+                )
+                self._response = raw
+                self._socket = raw._sock if hasattr(raw, "_sock") else raw
+            # Else the supervisor connects once it runs; the first exchange accepts it.
             client.api.start(self._container_id)
             self.started_at = time.time()
             observe.container_started(time.perf_counter() - launch_began, pool=pool)
@@ -249,6 +264,8 @@ class DockerAgentHandle(HarnessHandle):
 
     def is_alive(self) -> bool:
         """True while the idle harness's channel is open (a cheap check, no daemon call)."""
+        if self._listener is not None:
+            return False  # never pinged: its supervisor has not even connected
         sock = self._socket
         if sock is None or self._container_id is None:
             return False
@@ -294,8 +311,20 @@ class DockerAgentHandle(HarnessHandle):
 
     # --- the channel --------------------------------------------------------------------------
 
+    def _connected(self, deadline: float) -> socket.socket | None:
+        """The channel's socket; the socket channel's first use accepts the supervisor."""
+        if self._socket is None and self._listener is not None:
+            listener, self._listener = self._listener, None
+            try:
+                self._socket = listener.accept(deadline)
+            except TimeoutError:
+                raise ChannelTimeout() from None
+            except OSError:
+                raise ChannelClosed() from None
+        return self._socket
+
     def _send(self, data: bytes, deadline: float) -> None:
-        if self._socket is None:
+        if self._connected(deadline) is None or self._socket is None:
             raise ChannelClosed()
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -309,7 +338,10 @@ class DockerAgentHandle(HarnessHandle):
             raise ChannelClosed() from None
 
     def _receive(self, deadline: float) -> bytes:
-        """Demultiplex the attach stream: 8-byte headers (stream, size), stdout frames kept."""
+        """The socket channel's next bytes; or the attach stream's, demultiplexed (8-byte
+        headers: stream, size), its stdout frames kept."""
+        if self._plain:
+            return self._read_socket(deadline)
         while True:
             payload = self._next_stdout_frame()
             if payload is not None:
@@ -340,7 +372,7 @@ class DockerAgentHandle(HarnessHandle):
         return None
 
     def _read_socket(self, deadline: float) -> bytes:
-        sock = self._socket
+        sock = self._connected(deadline)
         if sock is None:
             return b""
         remaining = deadline - time.perf_counter()
@@ -450,6 +482,9 @@ class DockerAgentHandle(HarnessHandle):
 
     def _close_socket(self) -> None:
         # Closed before any kill: a container flooding a socket nobody reads can hang the kill.
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         if self._socket is not None:
             with contextlib.suppress(OSError):
                 self._socket.shutdown(socket.SHUT_RDWR)
@@ -510,6 +545,9 @@ class DockerAgentHandle(HarnessHandle):
             how = f"it was killed by {name}"
         else:
             how = f"it exited with code {code}"
+        if self._plain:  # no attach stream: what it wrote is in the container's log
+            with contextlib.suppress(*ENGINE_ERRORS):
+                self._stderr += api.logs(self._container_id, stdout=False, stderr=True, tail=40)
         tail = self._stderr.decode("utf-8", errors="replace").strip()[-2000:]
         return how + (f"; it wrote: {tail}" if tail else "")
 
@@ -568,6 +606,8 @@ class DockerAgentHandle(HarnessHandle):
         self._container_id, other._container_id = other._container_id, None
         self._response, other._response = other._response, None
         self._socket, other._socket = other._socket, None
+        self._listener, other._listener = other._listener, None
+        self._plain = other._plain
         self._freezer, other._freezer = other._freezer, None
         self._frames, other._frames = other._frames, bytearray()
         self.started_at = other.started_at

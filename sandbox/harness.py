@@ -307,8 +307,10 @@ class Harness:
 
     def _write_line(self, line: bytes) -> None:
         # The model endpoint's thread writes model requests on the same channel.
+        data = memoryview(line + b"\n")
         with self._write_lock:
-            self.replies.write(line + b"\n")
+            while data:  # a socket may take a long line in parts
+                data = data[self.replies.write(data) :]
             self.replies.flush()
 
     def _read_line(self) -> bytes:
@@ -664,6 +666,7 @@ class Supervisor:
         self.token = os.urandom(16).hex()
         self.matches = 0
         self.baseline = _fingerprint()
+        self.channel_baseline = _channel_settings(requests.fd, replies_fd)
 
     def serve(self) -> int:
         """Answer the controller until its channel ends; return the exit code."""
@@ -694,7 +697,7 @@ class Supervisor:
 
     def _run_match(self, request_id: Any) -> None:
         try:
-            pid = spawn_agent()
+            pid = spawn_agent(self.requests.fd, self.replies_fd)
         except OSError as exc:
             error = _error("SpawnError", f"the agent process could not start: {exc}")
             self._write({"id": request_id, "ok": False, "error": error})
@@ -708,6 +711,8 @@ class Supervisor:
         problems = reset_container(self.baseline)
         if _input_waiting(self.requests.fd):
             problems.append("input was written to the channel that the controller did not send")
+        if _channel_settings(self.requests.fd, self.replies_fd) != self.channel_baseline:
+            problems.append("the channel's settings were changed")
         self._write(
             {
                 "id": request_id,
@@ -729,11 +734,21 @@ class Supervisor:
             data = data[os.write(self.replies_fd, data) :]
 
 
-def spawn_agent() -> int:
-    """Start one match's agent process: this file without arguments, nothing of ours in it
-    (our descriptors other than 0, 1 and 2 close on exec; the environment is empty)."""
+def spawn_agent(requests_fd: int = 0, replies_fd: int = 1) -> int:
+    """Start one match's agent process: this file without arguments, the channel as its stdin
+    and stdout, nothing else of ours in it (our other descriptors close on exec; the
+    environment is empty)."""
+    actions = [
+        (os.POSIX_SPAWN_DUP2, fd, target)
+        for fd, target in ((requests_fd, 0), (replies_fd, 1))
+        if fd != target
+    ]
     return os.posix_spawn(
-        sys.executable, [sys.executable, "-I", "-u", os.path.abspath(__file__)], {}, setsid=True
+        sys.executable,
+        [sys.executable, "-I", "-u", os.path.abspath(__file__)],
+        {},
+        file_actions=actions,
+        setsid=True,
     )
 
 
@@ -857,6 +872,31 @@ def _fingerprint() -> tuple[Any, ...]:
     )
 
 
+def _channel_settings(requests_fd: int, replies_fd: int) -> tuple[Any, ...]:
+    """What an agent holding the channel could change for whoever holds it next: the blocking
+    mode of its descriptions and, on a socket, its timeouts, buffer sizes and low-water marks."""
+    settings: list[Any] = [os.get_blocking(requests_fd), os.get_blocking(replies_fd)]
+    if requests_fd == replies_fd:
+        import _socket
+
+        sock = _socket.socket(fileno=requests_fd)
+        try:
+            for option in ("SO_RCVTIMEO", "SO_SNDTIMEO", "SO_RCVBUF", "SO_SNDBUF", "SO_RCVLOWAT"):
+                settings.append(sock.getsockopt(_socket.SOL_SOCKET, getattr(_socket, option), 16))
+        finally:
+            sock.detach()
+    return tuple(settings)
+
+
+def _connect(path: str) -> int:
+    """The channel's socket (``--channel``): connected once, before any agent exists here."""
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.connect(path)
+    return int(sock.detach())
+
+
 def _input_waiting(fd: int) -> bool:
     import select
 
@@ -873,8 +913,10 @@ def _make_undumpable() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
-def supervise() -> int:
-    """The supervisor's entry point (``harness.py --supervise``, the container's pid 1)."""
+def supervise(channel: str | None = None) -> int:
+    """The supervisor's entry point (``harness.py --supervise [--channel PATH]``, the container's
+    pid 1): the channel is its stdin and stdout, or the unix socket at ``PATH`` (the
+    controller's, in a directory mounted into this container only)."""
     if os.getpid() != 1:
         # Its sweep is kill(-1, SIGKILL): anywhere but as a pid namespace's init it would reach
         # every process of its user on the machine.
@@ -885,7 +927,10 @@ def supervise() -> int:
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     os.umask(0o022)
     os.environ.clear()
-    return Supervisor(_LineReader(0), 1).serve()
+    fd = _connect(channel) if channel is not None else None
+    if fd is None:
+        return Supervisor(_LineReader(0), 1).serve()
+    return Supervisor(_LineReader(fd), fd).serve()
 
 
 # --- the model gateway's endpoint (only when the load request asks for one) -------------------
@@ -1319,4 +1364,9 @@ def main() -> int:
 
 if __name__ == "__main__":
     # os._exit: neither the agent's non-daemon threads nor its atexit hooks may keep us alive.
-    os._exit(supervise() if sys.argv[1:] == ["--supervise"] else main())
+    if sys.argv[1:2] == ["--supervise"]:
+        arguments = sys.argv[2:]
+        if arguments[:1] == ["--channel"] and len(arguments) == 2:
+            os._exit(supervise(arguments[1]))
+        os._exit(supervise() if not arguments else 2)
+    os._exit(main())

@@ -18,6 +18,15 @@ from dataclasses import dataclass
 DEFAULT_SANDBOX_IMAGE = "agent-arena-sandbox:latest"
 SANDBOX_IMAGE = os.environ.get("ARENA_SANDBOX_IMAGE") or DEFAULT_SANDBOX_IMAGE
 
+#: Where the controller makes the per-container directories of the unix-socket channel
+#: (``sandbox/socket_channel.py``); ``ARENA_SANDBOX_CHANNEL_DIR`` names another (it must be the
+#: same path for this process and for the Docker engine).
+DEFAULT_CHANNEL_DIR = os.environ.get("ARENA_SANDBOX_CHANNEL_DIR") or "/tmp/arena-sandbox-channels"  # noqa: S108 - a 0700 directory of this process's user
+#: How the controller talks to a supervised container: ``socket``, a unix socket in a directory
+#: bind-mounted into that container only (the calls bypass the engine); ``attach``, the
+#: container's stdin and stdout through the engine's attach stream.
+CHANNELS = ("socket", "attach")
+
 #: How an idle agent is frozen: ``auto`` writes the container's cgroup freezer directly where
 #: this process can reach it and falls back to ``docker pause``; ``pause`` always asks the daemon.
 FREEZE_METHODS = ("auto", "pause")
@@ -71,6 +80,11 @@ class SandboxLimits:
     #: one submission (``sandbox/reuse.py``); ``False`` runs the agent's harness itself under
     #: Docker's init, one match per container.
     supervised: bool = True
+    #: How the controller talks to a supervised container (``CHANNELS``); a container that is
+    #: not supervised, or runs under gVisor, always uses ``attach``.
+    channel: str = "socket"
+    #: Where the ``socket`` channel's per-container directories are made.
+    channel_dir: str = DEFAULT_CHANNEL_DIR
     #: A reused container serves at most this many matches, then it is removed.
     reuse_max_matches: int = 100
     #: ... and it is removed once it is this old (seconds since it started).
@@ -104,5 +118,15 @@ class SandboxLimits:
                 f"SandboxLimits.freeze_method is {self.freeze_method!r}: use "
                 + " or ".join(repr(m) for m in FREEZE_METHODS)
             )
+        if self.channel not in CHANNELS:
+            raise ValueError(
+                f"SandboxLimits.channel is {self.channel!r}: use "
+                + " or ".join(repr(c) for c in CHANNELS)
+            )
         if self.runtime not in (None, "runc", "runsc"):
             raise ValueError(f"SandboxLimits.runtime is {self.runtime!r}: use None or 'runsc'")
+
+    @property
+    def socket_channel(self) -> bool:
+        """True when the controller talks to the container over the unix-socket channel."""
+        return self.supervised and self.channel == "socket" and self.runtime != "runsc"

@@ -117,8 +117,8 @@ BENCHES = [
     ),
     (
         "platform_flow.py",
-        ["--uploads", "1", "--trainings", "1", "--ranked", "2"],
-        {"upload_to_accepted_s", "ranked_matches_per_minute_one_worker"},
+        ["--uploads", "1", "--trainings", "1", "--ranked", "2", "--reuse", "on"],
+        {"upload_to_accepted_s", "ranked_matches_per_minute", "runs"},
         ("redis",),
     ),
 ]

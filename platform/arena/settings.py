@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 import django_stubs_ext
 from kombu import Queue
 
-from sandbox.limits import DEFAULT_SANDBOX_IMAGE
+from sandbox.limits import DEFAULT_CHANNEL_DIR, DEFAULT_SANDBOX_IMAGE
 
 # Django's generic classes (ModelAdmin[Match], QuerySet[Match]) subscriptable at run time, as
 # the type checker reads them.
@@ -423,6 +423,14 @@ ARENA_SANDBOX_REUSE_MINUTES = float(os.environ.get("ARENA_SANDBOX_REUSE_MINUTES"
 #: ... or after this long idle; and a worker process keeps at most this many idle ones.
 ARENA_SANDBOX_REUSE_IDLE_S = float(os.environ.get("ARENA_SANDBOX_REUSE_IDLE_S", "300"))
 ARENA_SANDBOX_REUSE_MAX_IDLE = int(os.environ.get("ARENA_SANDBOX_REUSE_MAX_IDLE", "16"))
+#: How the worker talks to a reused (supervised) sandbox: ``socket``, a unix socket in a
+#: directory mounted into that container alone, so a call never crosses the Docker engine;
+#: ``attach``, the container's stdin and stdout through the engine (docs/sandbox.md).
+ARENA_SANDBOX_CHANNEL = os.environ.get("ARENA_SANDBOX_CHANNEL", "socket")
+#: Where the socket channel's per-container directories are made: a path the worker and the
+#: Docker engine both see as the same directory (a worker in a container mounts it at the same
+#: path, deploy/compose.yaml).
+ARENA_SANDBOX_CHANNEL_DIR = os.environ.get("ARENA_SANDBOX_CHANNEL_DIR", DEFAULT_CHANNEL_DIR)
 ARENA_UPLOAD_MAX_BYTES = int(os.environ.get("ARENA_UPLOAD_MAX_BYTES", str(256 * 1024)))
 ARENA_TRAINING_PER_HOUR = int(os.environ.get("ARENA_TRAINING_PER_HOUR", "30"))
 ARENA_ACTIVE_PER_GAME = int(os.environ.get("ARENA_ACTIVE_PER_GAME", "3"))

@@ -25,6 +25,7 @@ from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
 from sandbox.docker_handle import DockerAgentHandle
 from sandbox.instance import INSTANCE_LABEL
 from sandbox.seccomp import DENIED_SYSCALLS, build_profile
+from sandbox.socket_channel import CHANNEL_MOUNT, CHANNEL_PATH
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
 pytestmark = pytest.mark.docker
@@ -70,7 +71,18 @@ def test_every_limit_reaches_the_container(docker_handle: DockerAgentHandle) -> 
     assert ulimits == {"nofile": (100, 100), "fsize": (3 * mib, 3 * mib), "core": (0, 0)}
     # A supervised container's pid 1 is the harness's supervisor, which reaps like an init.
     assert host["Init"] is (not CUSTOM.supervised)
-    assert config["Cmd"][-1] == ("--supervise" if CUSTOM.supervised else "/opt/arena/harness.py")
+    if CUSTOM.socket_channel:
+        # Its channel: the unix socket in a directory of its own, mounted read-only, no stdin.
+        assert config["Cmd"][-3:] == ["--supervise", "--channel", CHANNEL_PATH]
+        assert [(m["Type"], m["Destination"], m["RW"]) for m in info["Mounts"]] == [
+            ("bind", CHANNEL_MOUNT, False)
+        ]
+        assert config["OpenStdin"] is False
+    else:
+        assert config["Cmd"][-1] == (
+            "--supervise" if CUSTOM.supervised else "/opt/arena/harness.py"
+        )
+        assert info["Mounts"] == []
     assert host["IpcMode"] == "private"
     assert host["ShmSize"] == 4 * mib
     assert host["LogConfig"] == {

@@ -77,6 +77,7 @@ def reuse_results() -> dict[str, list[tuple[MatchRecord, DockerAgentHandle, str 
 def test_every_reuse_file_is_here() -> None:
     assert {
         "reuse_channel_snoop",
+        "reuse_channel_socket",
         "reuse_cwd_umask_env",
         "reuse_daemon",
         "reuse_files",

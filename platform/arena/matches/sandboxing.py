@@ -110,6 +110,8 @@ def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:
         freeze_method=settings.ARENA_SANDBOX_FREEZE,
         cgroup_root=settings.ARENA_SANDBOX_CGROUP_ROOT,
         supervised=settings.ARENA_SANDBOX_REUSE,
+        channel=settings.ARENA_SANDBOX_CHANNEL,
+        channel_dir=settings.ARENA_SANDBOX_CHANNEL_DIR,
         reuse_max_matches=max(1, settings.ARENA_SANDBOX_REUSE_MATCHES),
         reuse_max_age_s=max(1, int(settings.ARENA_SANDBOX_REUSE_MINUTES * 60)),
     )
