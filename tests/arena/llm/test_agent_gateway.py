@@ -40,15 +40,19 @@ class Agent:
 def _model(base_url: str, **fields: Any) -> Any:
     from arena.llm.models import LanguageModel
 
-    # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call.
+    # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call. A call is held at
+    # its most before it is made: its prompt's bound (the agent's: 107 tokens) and 10 tokens,
+    # 0.117 USD.
     defaults: dict[str, Any] = {
         "display_name": "Tiny",
+        "default_max_tokens": 10,
         "model_id": "fake",
         "agents_may_call": True,
         "price_input_per_mtok_usd": Decimal(1000),
         "price_output_per_mtok_usd": Decimal(1000),
     }
-    return LanguageModel.objects.create(name="tiny", base_url=base_url, **(defaults | fields))
+    name = fields.pop("name", "tiny")
+    return LanguageModel.objects.create(name=name, base_url=base_url, **(defaults | fields))
 
 
 def test_only_the_owner_sets_models_and_only_ones_agents_may_call(make_user: Any) -> None:
@@ -112,8 +116,8 @@ def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     rows = list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
-    # 0.11 USD a call against 0.25 a match: the third call starts at 0.22, the fourth is refused.
-    assert len(rows) == 3 == len(fake.requests)
+    # 0.11 USD a call against 0.25 a match: after two (0.22) the third's 0.117 does not fit.
+    assert len(rows) == 2 == len(fake.requests)
     assert {(r.purpose, r.submission_id, r.seat, r.outcome) for r in rows} == {
         ("agent", mine.pk, 0, "answered")
     }
@@ -141,8 +145,8 @@ def test_over_the_day_budget_and_the_users_cap_calls_are_refused(
         _model(fake.base_url)
         mine = submission_create(owner=alice, source=MODEL_AGENT)
         agent_model_policy_set(
-            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.2",
-            day_budget_usd="0.2",
+            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.25",
+            day_budget_usd="0.3",
         )  # fmt: skip
         gateway = agent_gateway(mine, match_id=41)
         assert gateway is not None
@@ -151,11 +155,15 @@ def test_over_the_day_budget_and_the_users_cap_calls_are_refused(
             "token": gateway.token, "method": "POST", "path": "/v1/chat/completions",
             "body": '{"model": "tiny", "messages": [{"role": "user", "content": "hi"}]}',
         }  # fmt: skip
+        # 0.112 USD held a call ("hi": 102 tokens at most, and 10), 0.11 spent: two fit the
+        # match's 0.25, a third could pass it.
         codes = [gateway.handle(message)[0] for _ in range(3)]
         assert codes == [200, 200, 429]
         status, body = gateway.handle(message)
         assert "budget per match" in body["error"]["message"]
-        # A new match the same day: still refused (the day's spend is in the ledger).
+        assert "could cost up to 0.112" in body["error"]["message"]
+        # A new match the same day: refused (0.22 of the day's 0.3 in the ledger, 0.112 more
+        # could pass it).
         second = agent_gateway(mine, match_id=42)
         assert second is not None
         second.begin_call("on_turn", {"round": 1})
