@@ -317,3 +317,85 @@ def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
     owner.force_login(alice)
     page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
     assert "Pick one of" in page
+
+
+def _validation_calls(name: str) -> tuple[Any, list[Any]]:
+    """The version uploaded as ``name`` and its self-play's ledger rows."""
+    from arena.llm.models import ModelCall
+    from arena.matches.models import Match
+    from arena.submissions.models import Submission
+
+    submission = Submission.objects.get(agent__name=name)
+    match = Match.objects.get(
+        kind="validation", participants__submission=submission, participants__seat=0
+    )
+    return submission, list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
+
+
+@pytest.mark.parametrize("how", ["json", "multipart", "form"])
+def test_a_first_upload_chooses_its_models_and_its_self_play_calls_them(
+    how: str, make_user: Any, client: Any, committed: Any
+) -> None:
+    """The models come with the upload, in its transaction: the self-play, queued at its commit,
+    already may call them (set after the upload, the first version's self-play ran without)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    alice = make_user("alice")
+    choice = {"models": ["tiny"], "match_budget_usd": "5", "day_budget_usd": "10"}
+    with FakeModel(default=("answer", "THE-ADVICE")) as fake:
+        _model(fake.base_url)
+        if how == "form":
+            client.force_login(alice)
+            file = SimpleUploadedFile("first.py", MODEL_AGENT.encode())
+            answer = committed(
+                lambda: client.post("/submissions/upload/", {"file": file, **choice})
+            )
+            assert answer.status_code == 302, answer.content.decode()[-2000:]
+        else:
+            token = client.post(
+                "/api/token", {"username": "alice", "password": "pw-alice-123"},
+                content_type="application/json",
+            ).json()["token"]  # fmt: skip
+            auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+            if how == "json":
+                body = {"source": MODEL_AGENT, "name": "first", **choice}
+                answer = committed(
+                    lambda: client.post(
+                        "/api/submissions", body, content_type="application/json", **auth
+                    )
+                )
+            else:
+                file = SimpleUploadedFile("first.py", MODEL_AGENT.encode())
+                answer = committed(
+                    lambda: client.post("/api/submissions", {"file": file, **choice}, **auth)
+                )
+            assert answer.status_code == 201, answer.content
+    submission, rows = _validation_calls("first")
+    assert submission.status == "accepted", submission.status_detail
+    assert rows and {(r.purpose, r.submission_id, r.outcome) for r in rows} == {
+        ("agent", submission.pk, "answered")
+    }
+    assert len(rows) == len(fake.requests)
+
+
+def test_an_upload_whose_models_are_refused_is_not_stored(make_user: Any, client: Any) -> None:
+    from arena.submissions.models import Submission
+
+    _model("http://127.0.0.1:9/v1")
+    make_user("alice")
+    token = client.post(
+        "/api/token", {"username": "alice", "password": "pw-alice-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    for choice, said in (
+        ({"models": ["nope"]}, "agents may not call nope"),
+        ({"models": ["tiny"], "match_budget_usd": "3", "day_budget_usd": "1"}, "over the budget"),
+        ({"match_budget_usd": "3"}, "give `models` with the budgets"),
+        ({"models": ["no such name!"]}, "models"),
+    ):
+        body = {"source": MODEL_AGENT, "name": "first", **choice}
+        answer = client.post("/api/submissions", body, content_type="application/json", **auth)
+        assert answer.status_code in (400, 422), answer.content
+        assert said in answer.content.decode(), answer.content
+    assert not Submission.objects.exists()
