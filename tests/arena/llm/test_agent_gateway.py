@@ -313,10 +313,13 @@ def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
     # the refused turn is asked again and calls again): each a row of this agent.
     assert rows and rows[-1].outcome == "answered"
     assert {(r.submission_id, r.seat) for r in rows} == {(mine.pk, 0)}
-    owner = Client()
+    owner, other = Client(), Client()
     owner.force_login(alice)
+    other.force_login(make_user("bob"))
     page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
-    assert "Pick one of" in page
+    assert "Pick one of" in page and rows[-1].text and rows[-1].text in page
+    theirs = other.get(f"/llm/matches/{match.pk}/")
+    assert theirs.status_code == 404 or "Pick one of" not in theirs.content.decode()
 
 
 def _validation_calls(name: str) -> tuple[Any, list[Any]]:
