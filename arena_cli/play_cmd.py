@@ -3,6 +3,7 @@
     arena play AGENT.py [--opponent house:NAME | OTHER.py | llm:MODEL] [--game ID] [--seed N]
                [--sandbox docker|process] [--untimed] [--json] [--log FILE]
                [--agent-model-base-url URL [--agent-model NAME]... [--agent-model-key-env VAR]]
+               [--agent-model NAME... [--models-file FILE]]
 
 Your agent (and an opponent file) run in the sandbox: Docker when an engine answers and the image
 exists (``make image``), else the process backend, which isolates nothing and says so. House bots
@@ -16,6 +17,19 @@ With ``--agent-model-base-url`` your agent gets the platform's model gateway (do
 the platform (its model time is not charged to its clock; refusals are OpenAI errors), the key
 named by ``--agent-model-key-env`` staying in this process. ``--agent-model`` names the models it
 may call (default: ``default``, sent to the endpoint as it is).
+
+Without ``--agent-model-base-url``, ``--agent-model NAME`` picks registered models from a TOML
+file, ``--models-file FILE`` or else ~/.config/agent-arena/models.toml (``$ARENA_CONFIG_DIR``),
+one table a model under the name the agent asks for:
+
+    [models.smollm2]
+    base_url = "http://127.0.0.1:8080/v1"   # the OpenAI-compatible endpoint (required)
+    model = "smollm2"                       # the id it expects (default: the table's name)
+    key_env = "MY_KEY"                      # the NAME of the variable holding its key
+    max_tokens = 256                        # when a request names none
+    max_tokens_cap = 1024                   # the most a request may ask for
+
+The key stays in this process's environment; the file never holds it.
 
 Exit status: 0 when your agent played to the end (win, loss or draw), 1 when it forfeited (it
 failed to start, crashed, timed out or made four illegal actions in a row), 2 for a mistake on
@@ -34,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_cli import add_command
+from arena_cli.models_file import ModelsFileError, models_file_path, models_pick
 from games.core import (
     MatchRecord,
     MatchSettings,
@@ -111,14 +126,20 @@ def register(subparsers: Any) -> None:
         "--agent-model",
         action="append",
         metavar="NAME",
-        help="with --agent-model-base-url: a model your agent may call (repeatable; "
-        "default: default)",
+        help="a model your agent may call (repeatable): with --agent-model-base-url sent to it "
+        "as it is (default: default), else a name of the models file",
     )
     play.add_argument(
         "--agent-model-key-env",
         metavar="VAR",
         help="with --agent-model-base-url: the NAME of the environment variable holding the "
         "endpoint's key (it never enters the sandbox)",
+    )
+    play.add_argument(
+        "--models-file",
+        metavar="FILE",
+        help="without --agent-model-base-url: the TOML file --agent-model names models of "
+        "(default: ~/.config/agent-arena/models.toml; the format is above)",
     )
     play.add_argument(
         "--agent-model-turn-s",
@@ -193,11 +214,18 @@ def model_handle(args: argparse.Namespace, model: str) -> AgentHandle:
 
 
 def agent_gateway(args: argparse.Namespace) -> ModelGateway | None:
-    """The model gateway of ``--agent-model-base-url``, or ``None`` without it."""
+    """The model gateway of ``--agent-model-base-url``, or of the models file's
+    ``--agent-model`` names; ``None`` with neither."""
     if not args.agent_model_base_url:
-        if args.agent_model or args.agent_model_key_env:
-            raise PlayError("--agent-model and --agent-model-key-env need --agent-model-base-url")
-        return None
+        if args.agent_model_key_env:
+            raise PlayError("--agent-model-key-env needs --agent-model-base-url")
+        if not args.agent_model:
+            if args.models_file:
+                raise PlayError("--models-file needs --agent-model NAME (a model of the file)")
+            return None
+        return _file_gateway(args)
+    if args.models_file:
+        raise PlayError("give --agent-model-base-url or --models-file, not both")
     key = ""
     if args.agent_model_key_env:
         key = os.environ.get(args.agent_model_key_env, "")
@@ -206,10 +234,9 @@ def agent_gateway(args: argparse.Namespace) -> ModelGateway | None:
                 f"--agent-model-key-env {args.agent_model_key_env}: that environment variable "
                 "is empty"
             )
-    if args.agent_model_turn_s <= 0:
-        raise PlayError("--agent-model-turn-s must be positive")
     names = args.agent_model or ["default"]
-    backend = ClientBackend(
+    return _gateway(
+        args,
         [
             GatewayModel(
                 name=name,
@@ -218,9 +245,39 @@ def agent_gateway(args: argparse.Namespace) -> ModelGateway | None:
                 ),
             )
             for name in names
-        ]
+        ],
     )
-    return ModelGateway(backend, allowance=ModelAllowance(per_turn_s=args.agent_model_turn_s))
+
+
+def _file_gateway(args: argparse.Namespace) -> ModelGateway:
+    """The gateway to the models file's ``--agent-model`` names."""
+    path = Path(args.models_file) if args.models_file else models_file_path()
+    try:
+        entries = models_pick(path, [n for n in args.agent_model if n])
+        models = [
+            GatewayModel(
+                name=entry.name,
+                endpoint=Endpoint(
+                    name=entry.name, base_url=entry.base_url, model=entry.model, api_key=entry.key()
+                ),
+                default_max_tokens=entry.max_tokens,
+                max_tokens_cap=entry.max_tokens_cap,
+            )
+            for entry in entries
+        ]
+    except ModelsFileError as exc:
+        raise PlayError(str(exc)) from None
+    if not models:
+        raise PlayError("--agent-model needs a model's name")
+    return _gateway(args, models)
+
+
+def _gateway(args: argparse.Namespace, models: list[GatewayModel]) -> ModelGateway:
+    if args.agent_model_turn_s <= 0:
+        raise PlayError("--agent-model-turn-s must be positive")
+    return ModelGateway(
+        ClientBackend(models), allowance=ModelAllowance(per_turn_s=args.agent_model_turn_s)
+    )
 
 
 def build_handles(args: argparse.Namespace) -> tuple[str, list[AgentHandle], str]:

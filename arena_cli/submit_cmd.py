@@ -100,13 +100,31 @@ def get_token(server: str, username: str, password: str) -> str:
     return str(reply["token"])
 
 
-def upload(server: str, token: str, path: Path, name: str | None = None) -> dict[str, Any]:
-    """POST the file as multipart ``file`` (+ ``name``); returns the submission."""
+def upload(
+    server: str,
+    token: str,
+    path: Path,
+    name: str | None = None,
+    *,
+    models: list[str] | None = None,
+    match_budget_usd: str = "0",
+    day_budget_usd: str = "0",
+) -> dict[str, Any]:
+    """POST the file as multipart ``file`` (+ ``name``); returns the submission.
+
+    With ``models`` (a list, empty for none) the version's models and budgets go in the same
+    request, so its self-play already may call them (one ``models`` field a name)."""
     boundary = uuid.uuid4().hex
-    parts = []
+    fields: list[tuple[str, str]] = []
     if name:
-        field = f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n'
-        parts.append(f"{field}{name}\r\n".encode())
+        fields.append(("name", name))
+    if models is not None:
+        fields += [("models", m) for m in models] or [("models", "")]
+        fields += [("match_budget_usd", match_budget_usd), ("day_budget_usd", day_budget_usd)]
+    parts = []
+    for key, value in fields:
+        field = f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n'
+        parts.append(f"{field}{value}\r\n".encode())
     parts.append(
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
         "Content-Type: text/x-python\r\n\r\n".encode()
@@ -177,28 +195,27 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 2
             token = get_token(args.server, args.username, args.password)
-        submission = upload(args.server, token, path, args.name)
+        models = None if args.agent_model is None else [m for m in args.agent_model if m]
+        submission = upload(
+            args.server,
+            token,
+            path,
+            args.name,
+            models=models,
+            match_budget_usd=args.match_budget_usd,
+            day_budget_usd=args.day_budget_usd,
+        )
         print(
             f"uploaded {submission['agent']} v{submission['version']} ({submission['game']}) "
             f"as submission {submission['id']}: {submission['status']}"
         )
-        if args.agent_model is not None:
-            chosen = api_request(
-                args.server,
-                "PUT",
-                f"/api/submissions/{submission['id']}/models",
-                token=token,
-                body={
-                    "models": [m for m in args.agent_model if m],
-                    "match_budget_usd": args.match_budget_usd,
-                    "day_budget_usd": args.day_budget_usd,
-                },
-            )
+        if models is not None:
             print(
                 "it may call "
-                + (", ".join(chosen["models"]) or "no model")
-                + f" (budget {chosen['match_budget_usd']} USD a match, "
-                f"{chosen['day_budget_usd']} USD a day)"
+                + (", ".join(sorted(set(models))) or "no model")
+                + f" (budget {args.match_budget_usd} USD a match, "
+                f"{args.day_budget_usd} USD a day; change them with PUT "
+                f"/api/submissions/{submission['id']}/models or on its page)"
             )
         print(f"see it at {submission_url(args.server, submission['id'])}")
         if args.no_wait:
@@ -243,8 +260,9 @@ def register(subparsers: Any) -> None:
         "--agent-model",
         action="append",
         metavar="NAME",
-        help="a model the agent may call through its sandbox's gateway, metered to you "
-        "(repeatable; --agent-model '' for none; default: what the previous version had)",
+        help="a model the agent may call through its sandbox's gateway, metered to you, set "
+        "with the upload so its self-play already may call it (repeatable; --agent-model '' "
+        "for none; default: what the previous version had)",
     )
     parser.add_argument(
         "--match-budget-usd", default="0", help="with --agent-model: its budget per match (USD)"

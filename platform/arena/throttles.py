@@ -27,9 +27,14 @@ HOUR = timedelta(hours=1)
 
 def user_lock(user: User) -> None:
     """Lock the user's row until the surrounding transaction ends (one quota check at a time)."""
+    user_lock_id(user.pk)
+
+
+def user_lock_id(user_id: int) -> None:
+    """``user_lock`` by the user's id."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("user_lock needs a transaction: wrap the check and the insert in one")
-    User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    User.objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True).first()
 
 
 def _in(seconds: float) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -63,20 +63,39 @@ def on_turn(self, state):
 
 
 class CountingHooks:
-    """A payer with a budget of ``cap_calls`` calls and a ledger in a list (thread-safe)."""
+    """A payer with a budget of ``cap_calls`` calls and a ledger in a list (thread-safe): each
+    call holds one of the budget's calls while in flight, as the platform's ``AgentMeter``
+    holds its most cost, so calls made at once never pass the budget."""
 
     def __init__(self, cap_calls: int | None = None) -> None:
         self.cap_calls = cap_calls
         self.records: list[CallRecord] = []
+        self.held = 0
         self.lock = threading.Lock()
 
     def slot(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 
-    def before_call(self) -> None:
+    @contextlib.contextmanager
+    def reserve(self, max_cost_usd: float) -> Iterator[Callable[[CallRecord], None]]:
         with self.lock:
-            if self.cap_calls is not None and len(self.records) >= self.cap_calls:
+            if self.cap_calls is not None and len(self.records) + self.held >= self.cap_calls:
                 raise BudgetSpent(f"the test's budget of {self.cap_calls} calls is spent")
+            self.held += 1
+        settled = []
+
+        def settle(call: CallRecord) -> None:
+            with self.lock:
+                self.held -= 1
+                self.records.append(call)
+            settled.append(call)
+
+        try:
+            yield settle
+        finally:
+            if not settled:
+                with self.lock:
+                    self.held -= 1
 
     def record(self, call: CallRecord) -> None:
         with self.lock:

@@ -74,5 +74,8 @@ def test_an_sdk_agent_calls_the_real_model_through_the_gateway_in_docker(model_u
     assert str(record.seats[0].reason) == "normal", record.seats[0].detail
     said = "".join(e.get("stdout") or "" for e in record.log if e.get("seat") == 0)
     assert said.count("SMOLLM2 SAID") == 2, said
-    assert [r.outcome for r in hooks.records] == ["answered", "answered"]
-    assert all(r.completion_tokens > 0 for r in hooks.records)
+    # Two answers; on a loaded machine a call may also have run out of its 10 s (a 504 the SDK
+    # raises; the refused turn is asked again and calls again): each one in the ledger.
+    answered = [r for r in hooks.records if r.outcome == "answered"]
+    assert len(answered) == 2 and {r.outcome for r in hooks.records} <= {"answered", "timeout"}
+    assert all(r.completion_tokens > 0 for r in answered)

@@ -14,6 +14,7 @@ from pydantic import Field, StringConstraints
 from arena.api_base import ERRORS, AgentName, Storable, user_of
 from arena.llm import selectors as llm_selectors
 from arena.llm.models import AgentModelPolicy
+from arena.llm.schemas import AgentModelsIn
 from arena.llm.selectors import agent_model_policy_of, models_agents_may_call
 from arena.llm.services import agent_model_policy_set
 from arena.submissions import selectors as submission_selectors
@@ -81,17 +82,7 @@ def model_entrant_create(request: HttpRequest, body: ModelEntrantIn) -> Any:
     return Status(201, submission_selectors.submission_as_dict(submission))
 
 
-ModelName = Annotated[str, StringConstraints(max_length=64, pattern=r"^[-a-zA-Z0-9_]+$")]
-Usd = Annotated[Decimal, Field(ge=0, le=1000, max_digits=10, decimal_places=4)]
 SubmissionId = Annotated[int, Path(ge=1, le=2**63 - 1)]
-
-
-class AgentModelsIn(Schema):
-    """The models the version may call (empty: none) and its budgets in USD."""
-
-    models: Annotated[list[ModelName], Field(max_length=16)]
-    match_budget_usd: Usd = Decimal(0)
-    day_budget_usd: Usd = Decimal(0)
 
 
 class AgentModelsOut(Schema):

@@ -38,8 +38,9 @@ class ModelEntrantForm(forms.Form):
         self.fields["system_prompt_addition"].max_length = limit  # type: ignore[attr-defined]
 
 
-class AgentModelsForm(forms.Form):
-    """The models a code agent's version may call through its sandbox's gateway, its budgets."""
+class AgentModelsFields(forms.Form):
+    """The models a code agent's version may call through its sandbox's gateway, its budgets:
+    the fields of ``AgentModelsForm`` and of the upload form (``submissions.forms``)."""
 
     models = forms.MultipleChoiceField(
         required=False,
@@ -56,3 +57,7 @@ class AgentModelsForm(forms.Form):
     def __init__(self, *args: Any, models: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["models"].choices = models  # type: ignore[attr-defined]
+
+
+class AgentModelsForm(AgentModelsFields):
+    """The owner's form for one version: its models and budgets."""

@@ -7,8 +7,9 @@ Three things hold for all of them, whoever asks:
   wait is never charged to anyone's clock;
 * the caller's cap for this match is checked before each call (``CapReached`` when it is spent:
   what that means is the caller's to say: a platform error for a seat or a judge, an error the
-  agent receives for the gateway: ``AgentMeter``, which also checks the owner's budget per day
-  and the operator's caps per user per day and month);
+  agent receives for the gateway: ``AgentMeter``, which holds each call's most before it is made
+  against the owner's budgets per match and per day and the operator's caps per user per day
+  and month, so they are exact however many calls are in flight);
 * each call becomes one ledger row (``ModelCall``) under the match, with its purpose and the
   submission that pays (none for the site's own calls); a ledger that cannot be written never
   stops a match.
@@ -23,17 +24,22 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.utils import timezone
 
 from arena.llm import limits
-from arena.llm.models import LanguageModel, ModelCall
+from arena.llm.models import AgentModelHold, LanguageModel, ModelCall
 from arena.llm.services import model_call_record
+from arena.throttles import user_lock_id
 from games.core import PlatformError
 from llm_seat import Endpoint
-from llm_seat.gateway import BudgetSpent
+from llm_seat.gateway import BudgetSpent, Settle
 from llm_seat.handle import CallRecord
 
 logger = logging.getLogger(__name__)
@@ -72,6 +78,8 @@ class Spend:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.usd = 0.0
+        #: What calls in flight may still cost (``AgentMeter.reserve``).
+        self.held_usd = 0.0
 
 
 class MeteredModel:
@@ -151,10 +159,22 @@ class MeteredModel:
             close_old_connections()
 
 
+#: A hold not settled within this long is a worker that died holding it: the budgets stop counting
+#: it (a call's model time is far shorter; ``ARENA_AGENT_MODEL_TURN_S``).
+HOLD_LEASE_S = 3600
+
+
 class AgentMeter(MeteredModel):
-    """A code agent's gateway calls to one model (purpose ``agent``): over its owner's budget
-    per match, per day, or the operator's cap per user per day or month, a call is refused with
-    ``BudgetSpent`` (HTTP 429 to the agent: its problem, never the platform's)."""
+    """A code agent's gateway calls to one model (purpose ``agent``), exact under concurrency.
+
+    Before a call, ``reserve`` holds the most it may cost against every budget that covers it:
+    the owner's budget per match (in this process: one match's calls all go through its
+    gateway) and, in the database under the owner's row lock, its budget per day and the
+    operator's caps per user per day and month (the ledger plus the holds of calls in flight,
+    whichever match or worker made them). A call the budgets cannot hold is refused with
+    ``BudgetSpent`` (HTTP 429 to the agent: its problem, never the platform's). After the call
+    its ledger row is written and its hold deleted in one transaction, so a budget never counts
+    a call twice nor misses one in flight."""
 
     def __init__(
         self,
@@ -167,38 +187,127 @@ class AgentMeter(MeteredModel):
         self.owner_id = owner_id
         self.day_budget_usd = day_budget_usd
 
-    def before_call(self) -> None:
-        """Refuse the call when any budget that covers it is spent."""
+    @contextlib.contextmanager
+    def reserve(self, max_cost_usd: float) -> Iterator[Settle]:
+        """Hold ``max_cost_usd`` for one call (``llm_seat.gateway.GatewayHooks``)."""
+        held = Decimal(str(round(max(0.0, max_cost_usd), 8)))
+        self._hold_in_match(float(held))
         try:
-            super().before_call()
-        except CapReached as reached:
-            raise BudgetSpent(str(reached)) from None
-        assert self.submission_id is not None
-        from arena.llm.selectors import agent_spend_today_usd, owner_agent_spend_usd
+            hold_id = self._hold_in_ledger(held)
+        except BaseException:
+            self._settle_in_match(float(held), 0.0)
+            raise
+        settled = False
+
+        def settle(call: CallRecord) -> None:
+            nonlocal settled
+            settled = True
+            self._settle_in_match(float(held), call.cost_usd)
+            self._record_and_release(call, hold_id)
 
         try:
-            today = float(agent_spend_today_usd(submission_id=self.submission_id))
-            user_day = float(owner_agent_spend_usd(owner_id=self.owner_id))
-            user_month = float(owner_agent_spend_usd(owner_id=self.owner_id, month=True))
+            yield settle
+        finally:
+            if not settled:
+                self._settle_in_match(float(held), 0.0)
+                self._release(hold_id)
+
+    def _hold_in_match(self, held: float) -> None:
+        with self.spend.lock:
+            taken = self.spend.usd + self.spend.held_usd
+            if self.cap_usd is not None and (taken >= self.cap_usd or taken + held > self.cap_usd):
+                raise BudgetSpent(_refusal(taken, held, self.cap_usd, f"{self.cap_name}"))
+            self.spend.held_usd += held
+
+    def _settle_in_match(self, held: float, cost: float) -> None:
+        with self.spend.lock:
+            self.spend.held_usd = max(0.0, self.spend.held_usd - held)
+            self.spend.usd += cost
+
+    def _hold_in_ledger(self, held: Decimal) -> int:
+        """Hold ``held`` against the budgets the ledger keeps; the hold's id."""
+        assert self.submission_id is not None
+        from arena.llm.selectors import agent_spend_taken_usd
+
+        try:
+            with transaction.atomic():
+                user_lock_id(self.owner_id)
+                now = timezone.now()
+                AgentModelHold.objects.filter(
+                    submission__agent__owner_id=self.owner_id, expires__lt=now
+                ).delete()
+                taken = agent_spend_taken_usd(
+                    submission_id=self.submission_id, owner_id=self.owner_id
+                )
+                for spent, cap, what in (
+                    (taken.version_day, self.day_budget_usd, _DAY),
+                    (taken.owner_day, settings.ARENA_AGENT_MODEL_USER_DAY_CAP_USD, _USER_DAY),
+                    (taken.owner_month, settings.ARENA_AGENT_MODEL_USER_MONTH_CAP_USD, _USER_MONTH),
+                ):
+                    cap_d = Decimal(str(cap))
+                    if spent >= cap_d or spent + held > cap_d:
+                        raise BudgetSpent(_refusal(float(spent), float(held), float(cap), what))
+                hold = AgentModelHold.objects.create(
+                    submission_id=self.submission_id,
+                    amount_usd=held,
+                    expires=now + timedelta(seconds=HOLD_LEASE_S),
+                )
+        except BudgetSpent:
+            raise
         except Exception:  # the database is gone: refuse rather than spend without a ledger
-            logger.exception("the agent's model spend could not be read")
+            logger.exception("the agent's model spend could not be checked")
             close_old_connections()
             raise BudgetSpent("the model budget could not be checked; try again later") from None
-        for spent, cap, what in (
-            (today, self.day_budget_usd, "its budget per day (the owner's, on the agent's page)"),
-            (
-                user_day,
-                settings.ARENA_AGENT_MODEL_USER_DAY_CAP_USD,
-                "the site's cap per user per day (ARENA_AGENT_MODEL_USER_DAY_CAP_USD)",
-            ),
-            (
-                user_month,
-                settings.ARENA_AGENT_MODEL_USER_MONTH_CAP_USD,
-                "the site's cap per user per month (ARENA_AGENT_MODEL_USER_MONTH_CAP_USD)",
-            ),
-        ):
-            if spent >= cap:
-                raise BudgetSpent(
-                    f"this agent's model calls reached {what}: {cap:g} USD; answer without "
-                    "the model"
+        return hold.pk
+
+    def _record_and_release(self, call: CallRecord, hold_id: int) -> None:
+        """The call's ledger row in, its hold out, at once (under the owner's lock, so a check
+        reading the ledger and then the holds sees the call in one or the other). A ledger that
+        cannot be written is logged, never stops the match, and leaves the hold to its lease."""
+        if self.match_id is None:
+            self._release(hold_id)
+            return
+        try:
+            with transaction.atomic():
+                user_lock_id(self.owner_id)
+                model_call_record(
+                    match_id=self.match_id,
+                    match_attempt=self.match_attempt,
+                    purpose=self.purpose,
+                    seat=self.seat,
+                    submission_id=self.submission_id,
+                    model_id=self.model.pk,
+                    call=call,
                 )
+                AgentModelHold.objects.filter(pk=hold_id).delete()
+        except Exception:
+            logger.exception(
+                "match %s: an agent's model call could not be written to the ledger", self.match_id
+            )
+            close_old_connections()
+
+    def _release(self, hold_id: int) -> None:
+        """Give back a hold whose call was never made (a release only lowers what the budgets
+        count, so it needs no lock; one that fails is left to its lease)."""
+        try:
+            AgentModelHold.objects.filter(pk=hold_id).delete()
+        except Exception:
+            logger.exception("an agent's model hold could not be released")
+            close_old_connections()
+
+
+_DAY = "its budget per day (the owner's, on the agent's page)"
+_USER_DAY = "the site's cap per user per day (ARENA_AGENT_MODEL_USER_DAY_CAP_USD)"
+_USER_MONTH = "the site's cap per user per month (ARENA_AGENT_MODEL_USER_MONTH_CAP_USD)"
+
+
+def _refusal(taken: float, held: float, cap: float, what: str) -> str:
+    """Why a call is refused: the budget, what it has left, what the call could cost."""
+    left = max(0.0, cap - taken)
+    if left <= 0:
+        return f"this agent's model calls reached {what}: {cap:g} USD; answer without the model"
+    return (
+        f"this call could cost up to {held:.6f} USD (its prompt and max_tokens at the model's "
+        f"prices) and {what} has {left:.6f} of {cap:g} USD left: ask for fewer max_tokens or a "
+        "shorter prompt, or answer without the model"
+    )

@@ -111,6 +111,23 @@ class AgentModelPolicy(models.Model):
         return f"models of {self.submission}"
 
 
+class AgentModelHold(models.Model):
+    """What one of a code agent's model calls may cost at most, held against its owner's budgets
+    while the call is in flight (``arena.llm.metering.AgentMeter.reserve``): the budgets count
+    the ledger plus the holds, so calls made at the same moment by several matches never spend
+    past a cap. Settling the call writes its ledger row and deletes the hold in one transaction;
+    a hold left by a worker that died is ignored once ``expires`` has passed."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="agent_model_holds"
+    )
+    amount_usd = models.DecimalField(max_digits=14, decimal_places=8)
+    expires = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.amount_usd} USD held for {self.submission}"
+
+
 class ModelCall(models.Model):
     """One call to a model: the ledger. Who made it is its ``purpose``; the prompt and answer of
     a seat's or an agent's call are that submission's owner's."""

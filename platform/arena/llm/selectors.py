@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from django.db.models import Sum
 from django.utils import timezone
 
-from arena.llm.models import AgentModelPolicy, LanguageModel, ModelCall, ModelEntrantConfig
+from arena.llm.models import (
+    AgentModelHold,
+    AgentModelPolicy,
+    LanguageModel,
+    ModelCall,
+    ModelEntrantConfig,
+)
 from arena.submissions.models import Submission
 
 
@@ -131,4 +138,32 @@ def owner_agent_spend_usd(*, owner_id: int, month: bool = False) -> Decimal:
             submission__agent__owner_id=owner_id,
             created__gte=start,
         )
+    )
+
+
+@dataclass(frozen=True)
+class AgentSpendTaken:
+    """What the budgets of one agent's version and its owner have spent or hold (USD)."""
+
+    version_day: Decimal
+    owner_day: Decimal
+    owner_month: Decimal
+
+
+def agent_spend_taken_usd(*, submission_id: int, owner_id: int) -> AgentSpendTaken:
+    """The ledger's agent calls of today and this month, plus the unexpired holds of calls in
+    flight (``AgentModelHold``), of one version and of all its owner's agents. Read under the
+    owner's row lock (``arena.llm.metering.AgentMeter``) for the sums to stay true until the
+    caller's own hold is in."""
+    holds = AgentModelHold.objects.filter(
+        submission__agent__owner_id=owner_id, expires__gte=timezone.now()
+    )
+    owner_held = Decimal(holds.aggregate(total=Sum("amount_usd"))["total"] or 0)
+    version_held = Decimal(
+        holds.filter(submission_id=submission_id).aggregate(total=Sum("amount_usd"))["total"] or 0
+    )
+    return AgentSpendTaken(
+        version_day=agent_spend_today_usd(submission_id=submission_id) + version_held,
+        owner_day=owner_agent_spend_usd(owner_id=owner_id) + owner_held,
+        owner_month=owner_agent_spend_usd(owner_id=owner_id, month=True) + owner_held,
     )

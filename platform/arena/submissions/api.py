@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
+from pydantic import model_validator
 
 from arena.api_base import ERRORS, AgentName, PathId, Source, user_of
 from arena.competitions.selectors import ladder_state
 from arena.errors import Refused
+from arena.llm.schemas import ModelNames, Usd
 from arena.submissions import selectors as submission_selectors
 from arena.submissions import services as submission_services
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
@@ -21,15 +24,31 @@ from arena.workflows import submissions as submission_workflows
 router = Router()
 
 
-class SubmissionJsonIn(Schema):
+class _AgentModelsChoice(Schema):
+    """What an upload may choose at once, as ``PUT /api/submissions/<id>/models`` would after:
+    the models the version may call through its sandbox's gateway (an empty list: none;
+    absent: the previous version's) and its budgets in USD, with the same checks."""
+
+    models: ModelNames | None = None
+    match_budget_usd: Usd = Decimal(0)
+    day_budget_usd: Usd = Decimal(0)
+
+    @model_validator(mode="after")
+    def _budgets_go_with_models(self) -> _AgentModelsChoice:
+        if self.models is None and (self.match_budget_usd or self.day_budget_usd):
+            raise ValueError("give `models` with the budgets (an empty list for none)")
+        return self
+
+
+class SubmissionJsonIn(_AgentModelsChoice):
     """The agent's text as JSON."""
 
     source: Source
     name: AgentName | None = None
 
 
-class SubmissionFormIn(Schema):
-    """The multipart form's fields besides ``file``."""
+class SubmissionFormIn(_AgentModelsChoice):
+    """The multipart form's fields besides ``file`` (``models`` repeated, one name a field)."""
 
     name: AgentName | None = None
 
@@ -45,6 +64,19 @@ _UPLOAD_BODY = {
                 "properties": {
                     "file": {"type": "string", "format": "binary"},
                     "name": {"type": "string", "maxLength": 200},
+                    "models": {
+                        "type": "array",
+                        "maxItems": 16,
+                        "items": {
+                            "type": "string",
+                            "maxLength": 64,
+                            "pattern": "^[-a-zA-Z0-9_]*$",
+                        },
+                        "description": "a model the agent may call (repeat the field for "
+                        "several; one empty field for none; absent: the previous version's)",
+                    },
+                    "match_budget_usd": {"type": "string", "description": "with models (USD)"},
+                    "day_budget_usd": {"type": "string", "description": "with models (USD)"},
                 },
             }
         },
@@ -61,6 +93,8 @@ _UPLOAD_BODY = {
 )
 def submission_create(request: HttpRequest) -> Any:
     """Multipart ``file`` (+ ``name``) or JSON ``{source, name}``; validated in self-play."""
+    # With ``models`` (+ ``match_budget_usd``, ``day_budget_usd``) the version's models and
+    # budgets are chosen in the same step, so its self-play already may call them.
     owner = user_of(request)
     if request.content_type == "application/json":
         try:
@@ -71,7 +105,7 @@ def submission_create(request: HttpRequest) -> Any:
             raise Refused('send a JSON object {"source": "<the agent\'s text>", "name": "..."}')
         body = SubmissionJsonIn.model_validate(raw)
         submission = submission_workflows.submission_upload(
-            owner=owner, source=body.source, name=body.name
+            owner=owner, source=body.source, name=body.name, **_models_of(body)
         )
     else:
         upload = request.FILES.get("file")
@@ -80,15 +114,34 @@ def submission_create(request: HttpRequest) -> Any:
                 'send the agent as a multipart field `file` (or JSON {"source": "..."}) '
                 "with a Content-Type of multipart/form-data or application/json"
             )
-        form = SubmissionFormIn.model_validate({"name": request.POST.get("name")})
+        fields: dict[str, Any] = {
+            key: request.POST[key]
+            for key in ("name", "match_budget_usd", "day_budget_usd")
+            if key in request.POST
+        }
+        if "models" in request.POST:
+            fields["models"] = [m for m in request.POST.getlist("models") if m]
+        form = SubmissionFormIn.model_validate(fields)
         submission = submission_workflows.submission_upload(
             owner=owner,
             data=upload.read(UPLOAD_READ_LIMIT_BYTES),
             name=form.name,
             filename=upload.name,
             size=upload.size,  # the real size, for the size error
+            **_models_of(form),
         )
     return Status(201, submission_selectors.submission_as_dict(submission))
+
+
+def _models_of(choice: _AgentModelsChoice) -> dict[str, Any]:
+    """The upload's choice of models as the workflow takes it (nothing when it made none)."""
+    if choice.models is None:
+        return {}
+    return {
+        "agent_models": list(choice.models),
+        "match_budget_usd": choice.match_budget_usd,
+        "day_budget_usd": choice.day_budget_usd,
+    }
 
 
 @router.get(

@@ -16,6 +16,7 @@ from arena.errors import Forbidden, NotFound, RateLimited, Refused
 from arena.llm.selectors import (
     model_entrant_of,
     model_names_of_versions,
+    models_agents_may_call,
     spend_today_usd,
     spend_total_usd,
 )
@@ -85,7 +86,10 @@ def what_went_wrong(log: list[LogEntry]) -> list[dict[str, object]]:
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     """The upload form; on success, the submission page (pending until validated)."""
-    form = UploadForm(request.POST or None, request.FILES or None)
+    callable_models = [
+        (m.name, f"{m.display_name} ({m.model_id})") for m in models_agents_may_call()
+    ]
+    form = UploadForm(request.POST or None, request.FILES or None, models=callable_models)
     problems: list[dict[str, object]] = []
     error = ""
     if request.method == "POST" and form.is_valid():
@@ -97,6 +101,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 filename=upload_file.name,
                 size=upload_file.size,
+                **form.agent_models(),
             )
         except RateLimited as exc:
             return _throttled(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import transaction
 
@@ -11,7 +13,7 @@ from arena.competitions.services import ladder_pauses_clear
 from arena.errors import Refused
 from arena.llm.judging import judge_status
 from arena.llm.selectors import model_entrant_of
-from arena.llm.services import model_budget_refusal
+from arena.llm.services import agent_model_policy_set, model_budget_refusal
 from arena.matches.models import Match
 from arena.ratings.services import rating_ensure
 from arena.submissions import services as submission_services
@@ -61,10 +63,16 @@ def submission_upload(
     name: str | None = None,
     filename: str | None = None,
     size: int | None = None,
+    agent_models: list[str] | None = None,
+    match_budget_usd: Any = 0,
+    day_budget_usd: Any = 0,
 ) -> Submission:
     """Check and store an upload, and queue its self-play validation once committed.
 
-    ``size`` is the uploaded file's real size when ``data`` holds only its start.
+    ``size`` is the uploaded file's real size when ``data`` holds only its start. With
+    ``agent_models`` (a list, empty for none) the version's models and budgets are set in the
+    same transaction (``agent_model_policy_set``, the same checks as setting them later), so
+    its self-play already finds them; a refused choice refuses the upload.
 
     Raises ``Refused`` with one detail per problem (rule, line, message) when a check fails, and
     ``RateLimited`` when the user is at the hourly upload quota or the cap on validations in
@@ -75,6 +83,14 @@ def submission_upload(
     submission = submission_services.submission_create(
         owner=owner, data=data, source=source, name=name, filename=filename, size=size
     )
+    if agent_models is not None:
+        agent_model_policy_set(
+            submission=submission,
+            user=owner,
+            model_names=agent_models,
+            match_budget_usd=match_budget_usd,
+            day_budget_usd=day_budget_usd,
+        )
     match_schedule(kind=Match.Kind.VALIDATION, submissions=[submission, submission], timed=True)
     return submission
 

@@ -41,10 +41,13 @@ class Agent:
 def _model(base_url: str, **fields: Any) -> Any:
     from arena.llm.models import LanguageModel
 
-    # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call.
+    # 100 + 10 tokens a fake answer at 1000 USD a million: 0.11 USD a call. A call is held at
+    # its most before it is made: its prompt's bound (the agent's: 107 tokens) and 10 tokens,
+    # 0.117 USD.
     defaults: dict[str, Any] = {
         "name": "tiny",
         "display_name": "Tiny",
+        "default_max_tokens": 10,
         "model_id": "fake",
         "agents_may_call": True,
         "price_input_per_mtok_usd": Decimal(1000),
@@ -131,8 +134,8 @@ def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
         )  # fmt: skip
     assert match.status == Match.Status.FINISHED
     rows = list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
-    # 0.11 USD a call against 0.25 a match: the third call starts at 0.22, the fourth is refused.
-    assert len(rows) == 3 == len(fake.requests)
+    # 0.11 USD a call against 0.25 a match: after two (0.22) the third's 0.117 does not fit.
+    assert len(rows) == 2 == len(fake.requests)
     assert {(r.purpose, r.submission_id, r.seat, r.outcome) for r in rows} == {
         ("agent", mine.pk, 0, "answered")
     }
@@ -160,8 +163,8 @@ def test_over_the_day_budget_and_the_users_cap_calls_are_refused(
         _model(fake.base_url)
         mine = submission_create(owner=alice, source=MODEL_AGENT)
         agent_model_policy_set(
-            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.2",
-            day_budget_usd="0.2",
+            submission=mine, user=alice, model_names=["tiny"], match_budget_usd="0.25",
+            day_budget_usd="0.3",
         )  # fmt: skip
         gateway = agent_gateway(mine, match_id=41)
         assert gateway is not None
@@ -170,11 +173,15 @@ def test_over_the_day_budget_and_the_users_cap_calls_are_refused(
             "token": gateway.token, "method": "POST", "path": "/v1/chat/completions",
             "body": '{"model": "tiny", "messages": [{"role": "user", "content": "hi"}]}',
         }  # fmt: skip
+        # 0.112 USD held a call ("hi": 102 tokens at most, and 10), 0.11 spent: two fit the
+        # match's 0.25, a third could pass it.
         codes = [gateway.handle(message)[0] for _ in range(3)]
         assert codes == [200, 200, 429]
         status, body = gateway.handle(message)
         assert "budget per match" in body["error"]["message"]
-        # A new match the same day: still refused (the day's spend is in the ledger).
+        assert "could cost up to 0.112" in body["error"]["message"]
+        # A new match the same day: refused (0.22 of the day's 0.3 in the ledger, 0.112 more
+        # could pass it).
         second = agent_gateway(mine, match_id=42)
         assert second is not None
         second.begin_call("on_turn", {"round": 1})
@@ -324,10 +331,13 @@ def test_an_sdk_agent_plays_in_docker_calling_the_real_model(
     # the refused turn is asked again and calls again): each a row of this agent.
     assert rows and rows[-1].outcome == "answered"
     assert {(r.submission_id, r.seat) for r in rows} == {(mine.pk, 0)}
-    owner = Client()
+    owner, other = Client(), Client()
     owner.force_login(alice)
+    other.force_login(make_user("bob"))
     page = owner.get(f"/llm/matches/{match.pk}/").content.decode()
-    assert "Pick one of" in page
+    assert "Pick one of" in page and rows[-1].text and rows[-1].text in page
+    theirs = other.get(f"/llm/matches/{match.pk}/")
+    assert theirs.status_code == 404 or "Pick one of" not in theirs.content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -376,3 +386,85 @@ def test_the_judged_games_openai_example_agent_argues_with_the_models_words(
         if e.get("seat") == 0 and isinstance(e.get("action"), dict)
     ]
     assert said and all(t.startswith("THE-MODELS-ARGUMENT") for t in said), said
+
+
+def _validation_calls(name: str) -> tuple[Any, list[Any]]:
+    """The version uploaded as ``name`` and its self-play's ledger rows."""
+    from arena.llm.models import ModelCall
+    from arena.matches.models import Match
+    from arena.submissions.models import Submission
+
+    submission = Submission.objects.get(agent__name=name)
+    match = Match.objects.get(
+        kind="validation", participants__submission=submission, participants__seat=0
+    )
+    return submission, list(ModelCall.objects.filter(match_id=match.pk).order_by("pk"))
+
+
+@pytest.mark.parametrize("how", ["json", "multipart", "form"])
+def test_a_first_upload_chooses_its_models_and_its_self_play_calls_them(
+    how: str, make_user: Any, client: Any, committed: Any
+) -> None:
+    """The models come with the upload, in its transaction: the self-play, queued at its commit,
+    already may call them (set after the upload, the first version's self-play ran without)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    alice = make_user("alice")
+    choice = {"models": ["tiny"], "match_budget_usd": "5", "day_budget_usd": "10"}
+    with FakeModel(default=("answer", "THE-ADVICE")) as fake:
+        _model(fake.base_url)
+        if how == "form":
+            client.force_login(alice)
+            file = SimpleUploadedFile("first.py", MODEL_AGENT.encode())
+            answer = committed(
+                lambda: client.post("/submissions/upload/", {"file": file, **choice})
+            )
+            assert answer.status_code == 302, answer.content.decode()[-2000:]
+        else:
+            token = client.post(
+                "/api/token", {"username": "alice", "password": "pw-alice-123"},
+                content_type="application/json",
+            ).json()["token"]  # fmt: skip
+            auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+            if how == "json":
+                body = {"source": MODEL_AGENT, "name": "first", **choice}
+                answer = committed(
+                    lambda: client.post(
+                        "/api/submissions", body, content_type="application/json", **auth
+                    )
+                )
+            else:
+                file = SimpleUploadedFile("first.py", MODEL_AGENT.encode())
+                answer = committed(
+                    lambda: client.post("/api/submissions", {"file": file, **choice}, **auth)
+                )
+            assert answer.status_code == 201, answer.content
+    submission, rows = _validation_calls("first")
+    assert submission.status == "accepted", submission.status_detail
+    assert rows and {(r.purpose, r.submission_id, r.outcome) for r in rows} == {
+        ("agent", submission.pk, "answered")
+    }
+    assert len(rows) == len(fake.requests)
+
+
+def test_an_upload_whose_models_are_refused_is_not_stored(make_user: Any, client: Any) -> None:
+    from arena.submissions.models import Submission
+
+    _model("http://127.0.0.1:9/v1")
+    make_user("alice")
+    token = client.post(
+        "/api/token", {"username": "alice", "password": "pw-alice-123"},
+        content_type="application/json",
+    ).json()["token"]  # fmt: skip
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    for choice, said in (
+        ({"models": ["nope"]}, "agents may not call nope"),
+        ({"models": ["tiny"], "match_budget_usd": "3", "day_budget_usd": "1"}, "over the budget"),
+        ({"match_budget_usd": "3"}, "give `models` with the budgets"),
+        ({"models": ["no such name!"]}, "models"),
+    ):
+        body = {"source": MODEL_AGENT, "name": "first", **choice}
+        answer = client.post("/api/submissions", body, content_type="application/json", **auth)
+        assert answer.status_code in (400, 422), answer.content
+        assert said in answer.content.decode(), answer.content
+    assert not Submission.objects.exists()
