@@ -153,7 +153,7 @@ def test_mean_payoff_pages_read_in_two_parts_keep_the_ladders_one_order(settings
     # The head (ranked, with a mean payoff) and the rest are read apart; every page, and a
     # page across the boundary, must show the order of the single sort it replaces: ties on
     # the mean broken by Elo then id, unranked entries after.
-    from arena.ratings.selectors import _ordering
+    from arena.ratings.selectors import ladder_ordering
 
     settings.ARENA_RANKING_MIN_MATCHES = 3
     subs = make_entries("split-or-steal", 11)
@@ -166,7 +166,7 @@ def test_mean_payoff_pages_read_in_two_parts_keep_the_ladders_one_order(settings
         Rating.objects.filter(submission=sub).update(games=games, mean_payoff=mean, rating=elo)
     expected = list(
         Rating.objects.filter(game="split-or-steal")
-        .order_by(*_ordering("mean_payoff", 3))
+        .order_by(*ladder_ordering("mean_payoff", 3))
         .values_list("submission_id", flat=True)
     )
     assert expected[:3] == [subs[3].pk, subs[1].pk, subs[2].pk]  # 70, then 40s by Elo, id
