@@ -495,7 +495,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "home": "/",
             "agent_page_busiest": f"/submissions/agents/{busiest.agent_id}/",
             "match_page": f"/matches/{seeded['recent_match']}/",
-            # Match history and head-to-head (README "History and head-to-head").
+            # Match history and head-to-head (docs/using.md, "History and head-to-head").
             "history_page_busiest": f"/agents/{busiest.agent_id}/matches/",
             "history_page_busiest_filtered": (
                 f"/agents/{busiest.agent_id}/matches/?kind=ranked&result=win"

@@ -1,6 +1,6 @@
 """Reads for match history, head-to-head and pairs, with who-may-see-what in one place.
 
-Who sees which matches of an agent (README "History and head-to-head"):
+Who sees which matches of an agent (docs/using.md, "History and head-to-head"):
 
 * its owner (and staff): every kind (ranked, training, challenge, tournament…);
 * anyone else: the public kinds (``PUBLIC_KINDS``: ranked and tournament matches), plus the

@@ -1,4 +1,4 @@
-"""Writes for challenges and auto-pause (README "Challenges", "Notifications").
+"""Writes for challenges and auto-pause (docs/using.md, "Challenges", "Notifications").
 
 A challenge is an unrated match of a user's accepted submission against another user's public
 agent, counted against ``ARENA_CHALLENGES_PER_HOUR`` under the user's row lock. At most

@@ -41,7 +41,7 @@ class Match(models.Model):
         #: Paired by matchmaking; rated, prints dropped.
         RANKED = "ranked", "ranked"
         #: One user's agent against another's public agent, on request; unrated, prints kept
-        #: for the challenger's seat only (docs: README "Challenges").
+        #: for the challenger's seat only (docs/using.md, "Challenges").
         CHALLENGE = "challenge", "challenge"
         #: A game of a tournament (``arena.tournaments``): unrated, never touches the ladder.
         TOURNAMENT = "tournament", "tournament"

@@ -306,7 +306,7 @@ def match_progress(match: Match) -> MatchProgress:
 
 @dataclass(frozen=True)
 class ValidationBound:
-    """A game's validation match and the longest it takes (README, upload page)."""
+    """A game's validation match and the longest it takes (docs/using.md, "Validation"; the upload page)."""
 
     game: str
     max_turns: int
