@@ -1,4 +1,5 @@
-"""Settings, all read here from the environment (docs/using.md and docs/operations.md say what they do).
+"""Settings, all read here from the environment (docs/using.md and docs/operations.md say what
+they do).
 
 ``DJANGO_*`` variables are Django's own, ``ARENA_*`` are the platform's; units are in the names.
 The defaults are the embedded set-up of ``make run``: SQLite under ``var/`` and a broker that
@@ -217,7 +218,8 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "static"))
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
-# --- HTTPS (docs/operations.md, "Serving in production"): all off for the embedded http://127.0.0.1 set-up;
+# --- HTTPS (docs/operations.md, "Serving in production"): all off for the embedded
+# http://127.0.0.1 set-up;
 # deploy/compose.yaml turns them on for a site served over HTTPS by a TLS proxy in front.
 #: Session and CSRF cookies only over HTTPS.
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)

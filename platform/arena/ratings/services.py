@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, FloatField, Func, OuterRef, Q
 from django.utils import timezone
 
-from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
+from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings import ladder, unified
 from arena.ratings.models import PairRecord, Rating, RatingChange, UnifiedFit, UnifiedStanding
@@ -263,8 +263,8 @@ def ladder_pair(*, game: str) -> list[Match]:
     """
     version = get_game_spec(game).version
     _lock_ladder(game, version)
-    in_flight = Participant.objects.filter(
-        match__game=game, match__kind=Match.Kind.RANKED, match__status__in=IN_FLIGHT_STATUSES
+    in_flight = Participant.objects.in_flight().filter(
+        match__game=game, match__kind=Match.Kind.RANKED
     )
     # The queue of this ladder, counted in the database: how many ranked matches wait for a
     # worker, and whether a user's (not only house bots') is among them. Neither reads the

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
+from arena.matches.models import Match, Participant
 from arena.matches.selectors import match_queue_wait
 from arena.ratings import ladder
 from arena.ratings.models import Rating
@@ -137,10 +137,8 @@ def ladder_wait(*, submission: Submission, flight: Match | None) -> LadderWait:
         house=bool(submission.house_bot),
         idle_s=ladder.idle_s(mine.last_played if mine else None, now),
     )
-    in_flight = Participant.objects.filter(
-        submission_id=OuterRef("submission_id"),
-        match__kind=Match.Kind.RANKED,
-        match__status__in=IN_FLIGHT_STATUSES,
+    in_flight = Participant.objects.in_flight().filter(
+        submission_id=OuterRef("submission_id"), match__kind=Match.Kind.RANKED
     )
     others = Rating.objects.filter(
         game=game,
