@@ -4,7 +4,8 @@ Starts a throw-away PostgreSQL (``devtools/parts.py``) and Redis (when installed
 broker matchmaking enqueues to), migrates, and seeds the split-or-steal ladder with COPY:
 one user and one active accepted submission per agent, its rating row with the aggregates
 ``rating_apply`` keeps, and the finished ranked matches (two seats and two rating changes
-each) drawn from hidden strengths and rated by the platform's Elo, spread over ``--days``.
+each) drawn from hidden strengths, spread over ``--days``, and folded into the rows and the
+pair records by the platform's own rule (``arena.ratings.ladder``, as ``rating_apply`` does).
 Per-call match logs are not seeded (a finished match stores them as one blob).
 
 Then measures with Django's test client, ``--requests`` times each after a warm-up: p50/p95
@@ -136,16 +137,7 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     from django.db import connection
 
     from games.core import get_game_spec
-    from games.core.ranking import (
-        ELO_START,
-        ELO_START_DEVIATION,
-        EloSide,
-        elo_deviation_update,
-        elo_expected,
-        elo_interval,
-        elo_update,
-        payoff_summary_of_sums,
-    )
+    from games.core.ranking import elo_expected
 
     version = get_game_spec(GAME).version
     now = datetime.now(UTC)
@@ -182,19 +174,16 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     )
     log(f"{agents} users, agents, submissions: {time.monotonic() - t0:.1f} s")
 
-    # Simulate the matches: opponents near in hidden strength, outcomes from it, Elo as rated.
+    # Simulate the matches: opponents near in hidden strength, outcomes from it, each folded
+    # into both rows and their pair's record by the platform's own rule (``ladder``, which
+    # ``rating_apply`` applies to the stored rows).
     t0 = time.monotonic()
+    names = {1: ("win", "loss"), 0: ("draw", "draw"), -1: ("loss", "win")}
     strength = [rng.gauss(1200, 300) for _ in ids]
     by_strength = sorted(range(agents), key=strength.__getitem__)
     place = {a: i for i, a in enumerate(by_strength)}
-    rating = [ELO_START] * agents
-    deviation = [ELO_START_DEVIATION] * agents
-    games = [0] * agents
-    wins, losses, draws = [0] * agents, [0] * agents, [0] * agents
-    pay_sum, pay_sq = [0.0] * agents, [0.0] * agents
-    load = [0.0] * agents
-    last = [None] * agents  # type: list[datetime | None]
-    opponents: list[list[int]] = [[] for _ in ids]
+    rows = [ladder.Row() for _ in ids]
+    pairs: dict[tuple[int, int], list[int]] = {}
     seat_a, seat_b = array("l"), array("l")
     outcome_a = array("b")  # 1 win, 0 draw, -1 loss
     score_a, score_b = array("d"), array("d")
@@ -208,41 +197,43 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
         p = elo_expected(strength[a], strength[b])
         u = rng.random()
         result = 0 if u < 0.05 else (1 if u < 0.05 + 0.95 * p else -1)
-        score = {1: 1.0, 0: 0.5, -1: 0.0}[result]
-        side_a, side_b = EloSide(rating[a], games[a]), EloSide(rating[b], games[b])
-        new_a, new_b = elo_update(side_a, side_b, score)
-        deviation[a], deviation[b] = elo_deviation_update(
-            side_a, side_b, deviation[a], deviation[b]
-        )
+        first, second = names[result]
+        (new_a, dev_a), (new_b, dev_b) = ladder.rate_pair(rows[a], rows[b], first)
         at = start + step * m
         pa, pb = float(rng.randint(0, 100)), float(rng.randint(0, 100))
-        for me, other, pay, res in ((a, b, pa, result), (b, a, pb, -result)):
-            games[me] += 1
-            wins[me] += res == 1
-            draws[me] += res == 0
-            losses[me] += res == -1
-            pay_sum[me] += pay
-            pay_sq[me] += pay * pay
-            # The ladder's own aggregates (``rating_apply`` folds a match in the same way).
-            load[me] = ladder.decayed_load(load[me], last[me], at) + 1.0
-            last[me] = at
-            opponents[me] = ladder.opponents_after(opponents[me], other + 1)
         seat_a.append(a)
         seat_b.append(b)
         outcome_a.append(result)
         score_a.append(pa)
         score_b.append(pb)
-        before_a.append(rating[a])
-        before_b.append(rating[b])
+        before_a.append(rows[a].rating)
+        before_b.append(rows[b].rating)
         after_a.append(new_a)
         after_b.append(new_b)
-        rating[a], rating[b] = new_a, new_b
+        for me, other, new, dev, outcome, pay in (
+            (a, b, new_a, dev_a, first, pa),
+            (b, a, new_b, dev_b, second, pb),
+        ):
+            ladder.fold_result(
+                rows[me],
+                rating=new,
+                deviation=dev,
+                outcome=outcome,
+                payoff=pay,
+                figures={},
+                opponent=other + 1,
+                at=at,
+            )
+        pair, first_wins, draw = ladder.pair_record_counts((a + 1, first), (b + 1, second))
+        record = pairs.setdefault(pair, [0, 0, 0])
+        record[0] += 1
+        record[1] += first_wins
+        record[2] += draw
+    for row in rows:  # what the sums determine, once (``rating_apply`` settles every match)
+        ladder.settle(row)
     log(f"simulated {matches} matches: {time.monotonic() - t0:.1f} s")
 
     t0 = time.monotonic()
-    # The intervals ``rating_apply`` stores: the rating's and the mean payoff's.
-    bounds = [elo_interval(rating[i], deviation[i]) for i in range(agents)]
-    payoff = [payoff_summary_of_sums(pay_sum[i], pay_sq[i], games[i]) for i in range(agents)]
     copy_rows(
         Rating,
         [
@@ -253,15 +244,14 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
         ],
         (
             (
-                i + 1, i + 1, GAME, version, rating[i], deviation[i], bounds[i].low,
-                bounds[i].high, games[i], wins[i], losses[i], draws[i], pay_sum[i], pay_sq[i],
-                pay_sum[i] / games[i] if games[i] else None, payoff[i].ci_low,
-                payoff[i].ci_high, last[i], load[i], opponents[i], now,
+                i + 1, i + 1, GAME, version, r.rating, r.deviation, r.rating_low,
+                r.rating_high, r.games, r.wins, r.losses, r.draws, r.payoff_sum,
+                r.payoff_squares, r.mean_payoff, r.payoff_low, r.payoff_high, r.last_played,
+                r.recent_load, r.recent_opponents, now,
             )
-            for i in range(agents)
+            for i, r in enumerate(rows)
         ),
     )  # fmt: skip
-    names = {1: ("win", "loss"), 0: ("draw", "draw"), -1: ("loss", "win")}
     rounds = [
         {"round": r, "choices": {"p0": "split", "p1": "steal"}, "points": {"p0": 0, "p1": 100}}
         for r in range(1, 6)
@@ -318,14 +308,6 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
     copy_rows(RatingChange, ["id", "rating_id", "match_id", "before", "after", "created"],
               change_rows())  # fmt: skip
     # Each pair's results, as ``rating_apply`` counts them (what the boards are fitted on).
-    pairs: dict[tuple[int, int], list[int]] = {}
-    for m in range(matches):
-        a, b, result = seat_a[m] + 1, seat_b[m] + 1, outcome_a[m]
-        first, first_result = (a, result) if a < b else (b, -result)
-        record = pairs.setdefault((first, a + b - first), [0, 0, 0])
-        record[0] += 1
-        record[1] += first_result == 1
-        record[2] += first_result == 0
     copy_rows(
         PairRecord,
         ["id", "game", "game_version", "first_id", "second_id", "matches", "first_wins", "draws"],
@@ -342,10 +324,10 @@ def seed(*, agents: int, matches: int, days: float, rng: random.Random) -> dict[
         cursor.execute("SELECT pg_database_size(current_database())")
         size = cursor.fetchone()[0]
     log(f"vacuum analyze: {time.monotonic() - t0:.1f} s; database {size / 1e9:.2f} GB")
-    busiest = max(range(agents), key=games.__getitem__)
+    busiest = max(range(agents), key=lambda i: rows[i].games)
     return {
         "busiest_agent": busiest + 1,
-        "busiest_agent_matches": games[busiest],
+        "busiest_agent_matches": rows[busiest].games,
         # Its most recent opponent: the pair page's other agent.
         "busiest_opponent": _last_opponent(busiest, seat_a, seat_b),
         "recent_match": matches,
@@ -513,7 +495,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "home": "/",
             "agent_page_busiest": f"/submissions/agents/{busiest.agent_id}/",
             "match_page": f"/matches/{seeded['recent_match']}/",
-            # Match history and head-to-head (README "History and head-to-head").
+            # Match history and head-to-head (docs/using.md, "History and head-to-head").
             "history_page_busiest": f"/agents/{busiest.agent_id}/matches/",
             "history_page_busiest_filtered": (
                 f"/agents/{busiest.agent_id}/matches/?kind=ranked&result=win"

@@ -48,11 +48,16 @@ def pytest_configure(config: pytest.Config) -> None:
 #: Fixtures that start or need a real part, and the mark each implies: a test that uses one is
 #: marked so, and ``make test-fast``'s ``-m "not ..."`` leaves it out like a marked one.
 PART_FIXTURES = {"driver": "browser", "redis_url": "redis"}
+#: The same for helpers a test calls: a test that re-runs its file on PostgreSQL needs it.
+PART_HELPERS = {"rerun_on_postgres": "postgres"}
 
 
 def _mark_parts(item: pytest.Item) -> None:
-    for fixture in getattr(item, "fixturenames", ()):
-        mark = PART_FIXTURES.get(fixture)
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    called = set(code.co_names) if code is not None else set()
+    wanted = [PART_FIXTURES.get(f) for f in getattr(item, "fixturenames", ())]
+    wanted += [mark for helper, mark in PART_HELPERS.items() if helper in called]
+    for mark in wanted:
         if mark and not item.get_closest_marker(mark):
             item.add_marker(getattr(pytest.mark, mark))
     if "real_model" in item.path.name and not item.get_closest_marker("model"):

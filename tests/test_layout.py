@@ -396,4 +396,7 @@ def test_the_in_flight_status_set_is_spelled_once() -> None:
         for needle in ("Status.QUEUED, Match.Status.RUNNING]", '"queued", "running"]'):
             if needle in text or needle[:-1] + ")" in text:
                 found.append(f"{path.relative_to(ROOT)} spells out {needle[:-1]}")
+        # Nor is the set read by name elsewhere: the querysets' ``in_flight()`` apply it.
+        if "IN_FLIGHT_STATUSES" in text:
+            found.append(f"{path.relative_to(ROOT)} filters by IN_FLIGHT_STATUSES")
     assert found == []

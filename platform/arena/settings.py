@@ -1,4 +1,5 @@
-"""Settings, all read here from the environment (README.md lists them).
+"""Settings, all read here from the environment (docs/using.md and docs/operations.md say what
+they do).
 
 ``DJANGO_*`` variables are Django's own, ``ARENA_*`` are the platform's; units are in the names.
 The defaults are the embedded set-up of ``make run``: SQLite under ``var/`` and a broker that
@@ -217,7 +218,8 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", VAR_DIR / "static"))
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
-# --- HTTPS (README "Production serving"): all off for the embedded http://127.0.0.1 set-up;
+# --- HTTPS (docs/operations.md, "Serving in production"): all off for the embedded
+# http://127.0.0.1 set-up;
 # deploy/compose.yaml turns them on for a site served over HTTPS by a TLS proxy in front.
 #: Session and CSRF cookies only over HTTPS.
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
@@ -509,7 +511,7 @@ LOGGING = {
 #: gunicorn reads the same variable in deploy/gunicorn.conf.py, with a default of its own.
 ARENA_RUN_WEB_WORKERS = int(os.environ.get("GUNICORN_WORKERS", "2"))
 
-# --- Bad input and throttles (README "Limits") -------------------------------------------------
+# --- Bad input and throttles (docs/using.md, "Limits") ------------------------------------------
 #: Any request body above this is refused (413) before it is read or spooled to disk. Above the
 #: upload limit on purpose, so a too-big agent still hears the upload's own size rule.
 ARENA_REQUEST_MAX_BYTES = int(os.environ.get("ARENA_REQUEST_MAX_BYTES", str(12 * 1024 * 1024)))
@@ -541,7 +543,7 @@ AXES_LOCKOUT_CALLABLE = "arena.throttles.login_lockout_response"
 AXES_USERNAME_CALLABLE = "arena.throttles.login_attempt_username"
 AXES_VERBOSE = False
 
-# --- Challenges, history, notifications (README "Challenges", "Notifications") ------------------
+# --- Challenges, history, notifications (docs/using.md, "Challenges", "Notifications") ----------
 #: Challenges a user may send in any sliding hour (over it: 429 with Retry-After).
 ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "20"))
 #: Challenges of one user sent to the workers at once; the rest wait their turn, so one user's

@@ -1,4 +1,5 @@
-"""Per-user limits on cheap-to-abuse requests; each refusal says when to retry (README "Limits").
+"""Per-user limits on cheap-to-abuse requests; each refusal says when to retry (docs/using.md,
+"Limits").
 
 The hourly quotas are atomic: the caller holds the user's row lock (``user_lock``) from the count
 to the insert, so concurrent requests of one user queue behind each other instead of all counting

@@ -85,6 +85,7 @@ def test_the_compose_environment_passes_check_deploy_with_no_warning(tmp_path: P
         assert "System check identified no issues (0 silenced)." in output, output
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_embedded_defaults_are_not_production_settings(tmp_path: Path) -> None:
     # Without compose's HTTPS settings the checklist complains: the test above can fail.
     given = {"DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
@@ -116,6 +117,7 @@ print("RESULT=" + json.dumps({
 """
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_behind_the_tls_proxy_the_site_redirects_http_and_sends_hsts(tmp_path: Path) -> None:
     given = {"DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "POSTGRES_PASSWORD": "pw"}
     environment = compose_environment("web", given)

@@ -25,6 +25,7 @@ def test_simple_card_counter_beats_every_other_house_bot(opponent: str) -> None:
     assert pair.a_wins > pair.b_wins, pair.to_dict()
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_bulls_and_cows_strong_beats_the_plain_solver_clearly() -> None:
     robin = play_round_robin("bulls-and-cows", ["strong", "solver"], matches_per_pair=40, seed=0)
     pair = robin.pairs[0]
@@ -41,6 +42,7 @@ def _probes_until_known(prober: object, code: str) -> int:
     return 11
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_the_quickest_prober_knows_the_code_sooner_than_minimax_on_average() -> None:
     codes = random.Random(7).sample(ALL_CODES, 60)
     quick = sum(_probes_until_known(quickest_probe, c) for c in codes)

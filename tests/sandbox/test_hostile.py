@@ -267,6 +267,10 @@ def process_results() -> dict[str, list[MatchRecord]]:
         return dict(zip(PROCESS_FILES, records, strict=True))
 
 
+# Every hostile agent played out in the process backend (the module's fixture), busy loops
+# included: about 14 s of CPU, the most of any file make test-fast ran. Out of it; the sandbox's
+# tests run whole before a commit that touches the sandbox.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PROCESS_FILES)
 def test_hostile_agent_in_the_process_backend(
     name: str, process_results: dict[str, list[MatchRecord]]

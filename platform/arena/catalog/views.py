@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.llm.judging import judge_status
 from arena.matches.selectors import ranked_matches
+from arena.ratings.presenter import leaderboard_cells
 from arena.ratings.selectors import leaderboard_page, leaderboard_tops
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
@@ -36,7 +37,10 @@ def home(request: HttpRequest) -> HttpResponse:
     """Every game (what it is, its leaderboard's top), and the ranked matches live and recent."""
     games = [get_game_spec(g) for g in available_game_ids()]
     tops = leaderboard_tops(games=[s.id for s in games])
-    rows = [{"spec": s, "top": tops[s.id], "unavailable": judge_status(s.id).reason} for s in games]
+    rows = [
+        {"spec": s, "top": leaderboard_cells(tops[s.id]), "unavailable": judge_status(s.id).reason}
+        for s in games
+    ]
     return render(
         request,
         "catalog/home.html",
@@ -79,6 +83,8 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
             "unavailable": judge_status(spec.id).reason,
             "rules_html": rules_html,
             "board": board,
+            # The page's rows as the table prints them.
+            "cells": leaderboard_cells(board.rows),
             "bots": sorted(spec.bots),
             "recent": recent,
             "live": ranked_matches(live=True, game=game),

@@ -1,6 +1,6 @@
 """Reads for match history, head-to-head and pairs, with who-may-see-what in one place.
 
-Who sees which matches of an agent (README "History and head-to-head"):
+Who sees which matches of an agent (docs/using.md, "History and head-to-head"):
 
 * its owner (and staff): every kind (ranked, training, challenge, tournament…);
 * anyone else: the public kinds (``PUBLIC_KINDS``: ranked and tournament matches), plus the
@@ -29,7 +29,9 @@ from arena.accounts.models import User
 from arena.competitions.models import LadderPause
 from arena.errors import Refused
 from arena.matches.models import Match, Participant
-from arena.ratings.selectors import LadderWait, fixed, ladder_wait, url_maker
+from arena.ratings.links import url_maker
+from arena.ratings.presenter import fixed
+from arena.ratings.waits import INACTIVE, LadderWait, ladder_wait, on_ladder, ranked_flight_of
 from arena.submissions.models import Agent, Submission
 
 #: Kinds whose matches anyone may see (a kind another app adds is public only if listed here).
@@ -63,7 +65,7 @@ def pause_in_force(*, submission: Submission) -> LadderPause | None:
 def ladder_state(*, submission: Submission) -> LadderWait:
     """``ladder_wait``, except that a submission an auto-pause took off its ladder says so and
     why (state ``paused``, the pause's reason, its latest forfeited match) instead of a bare
-    "not active": the submission page and ``GET /api/submissions/<id>`` read this."""
+    "not active": ``GET /api/submissions/<id>`` reads this."""
     if not submission.active:
         pause = pause_in_force(submission=submission)
         if pause is not None:
@@ -73,7 +75,9 @@ def ladder_state(*, submission: Submission) -> LadderWait:
                 f"paused: off the ladder since {since:%Y-%m-%d %H:%M} UTC: {pause.reason}",
                 max(pause.match_ids) if pause.match_ids else None,
             )
-    return ladder_wait(submission=submission)
+    if not on_ladder(submission):
+        return INACTIVE
+    return ladder_wait(submission=submission, flight=ranked_flight_of(submission))
 
 
 def history_kinds() -> list[str]:

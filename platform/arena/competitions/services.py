@@ -1,4 +1,4 @@
-"""Writes for challenges and auto-pause (README "Challenges", "Notifications").
+"""Writes for challenges and auto-pause (docs/using.md, "Challenges", "Notifications").
 
 A challenge is an unrated match of a user's accepted submission against another user's public
 agent, counted against ``ARENA_CHALLENGES_PER_HOUR`` under the user's row lock. At most
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import Counter
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from arena.accounts.models import User
 from arena.competitions.models import ChallengePolicy, LadderPause
 from arena.errors import Forbidden, NotFound, Refused
-from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
+from arena.matches.models import Match, Participant
 from arena.matches.services import match_create, requested_quota_check
 from arena.ratings.models import Rating
 from arena.submissions.models import Agent, Submission
@@ -117,17 +117,13 @@ def challenge_create(*, user: User, submission_id: int, agent_id: int) -> tuple[
     return match, send_now
 
 
-def _unfinished_challenges(user: User | int) -> Q:
-    return Q(
-        kind=Match.Kind.CHALLENGE,
-        requested_by=user,
-        status__in=IN_FLIGHT_STATUSES,
-    )
+def _unfinished_challenges(user: User | int) -> QuerySet[Match]:
+    return Match.objects.in_flight().filter(kind=Match.Kind.CHALLENGE, requested_by=user)
 
 
 def challenges_in_flight(*, user: User | int) -> int:
     """The user's challenges sent to the workers and not over yet."""
-    return Match.objects.filter(_unfinished_challenges(user), enqueued__isnull=False).count()
+    return _unfinished_challenges(user).filter(enqueued__isnull=False).count()
 
 
 def challenges_release(*, user_id: int) -> list[int]:
@@ -141,7 +137,8 @@ def challenges_release(*, user_id: int) -> list[int]:
     if free <= 0:
         return []
     ids = list(
-        Match.objects.filter(_unfinished_challenges(user), enqueued__isnull=True)
+        _unfinished_challenges(user)
+        .filter(enqueued__isnull=True)
         .order_by("id")
         .values_list("pk", flat=True)[:free]
     )

@@ -41,7 +41,7 @@ class Match(models.Model):
         #: Paired by matchmaking; rated, prints dropped.
         RANKED = "ranked", "ranked"
         #: One user's agent against another's public agent, on request; unrated, prints kept
-        #: for the challenger's seat only (docs: README "Challenges").
+        #: for the challenger's seat only (docs/using.md, "Challenges").
         CHALLENGE = "challenge", "challenge"
         #: A game of a tournament (``arena.tournaments``): unrated, never touches the ladder.
         TOURNAMENT = "tournament", "tournament"
@@ -114,6 +114,15 @@ class Match(models.Model):
         return self.status in DONE_STATUSES
 
 
+class ParticipantQuerySet(models.QuerySet["Participant"]):
+    """Seats by their match's status set, as ``MatchQuerySet`` names it:
+    ``Participant.objects.in_flight()``."""
+
+    def in_flight(self) -> ParticipantQuerySet:
+        """Seats of matches queued or running."""
+        return self.filter(match__status__in=IN_FLIGHT_STATUSES)
+
+
 class Participant(models.Model):
     """One seat of a match: the pinned submission and how it went for it."""
 
@@ -126,6 +135,8 @@ class Participant(models.Model):
     score = models.FloatField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+
+    objects = ParticipantQuerySet.as_manager()
 
     class Meta:
         ordering = ["seat"]

@@ -306,7 +306,8 @@ def match_progress(match: Match) -> MatchProgress:
 
 @dataclass(frozen=True)
 class ValidationBound:
-    """A game's validation match and the longest it takes (README, upload page)."""
+    """A game's validation match and the longest it takes (the upload page; docs/using.md,
+    "Validation")."""
 
     game: str
     max_turns: int

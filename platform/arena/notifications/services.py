@@ -1,5 +1,5 @@
 """Writes for notifications: ``notify`` (the one entry point for every app), deliveries, reading
-and settings (README "Notifications").
+and settings (docs/using.md, "Notifications").
 
 ``notify`` stores the inbox row and, per the user's settings, one delivery per channel; each
 delivery is sent by a Celery task once the surrounding transaction commits, so nothing a request

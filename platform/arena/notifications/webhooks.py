@@ -1,4 +1,5 @@
-"""Webhook deliveries: HTTPS only, to public addresses only, HMAC-signed (README "Webhooks").
+"""Webhook deliveries: HTTPS only, to public addresses only, HMAC-signed (docs/using.md,
+"Notifications").
 
 An address is checked when the webhook is saved and again at every send: the host is resolved
 and every address it resolves to must be public (no private, loopback, link-local, multicast,

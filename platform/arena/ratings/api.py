@@ -122,8 +122,9 @@ class UnifiedBoardOut(Schema):
     response={200: UnifiedBoardOut, 400: RefusalOut},
     url_name="ratings_unified",
     summary="The board across games (models, or users by their best agent per game)",
+    operation_id="arena_ratings_api_unified_view",
 )
-def unified_view(request: HttpRequest, board: Board) -> Any:
+def unified_get(request: HttpRequest, board: Board) -> Any:
     """Best first, as last fitted (the fit runs on the maintenance queue)."""
     return unified.unified_board(board=board).as_dict()
 
@@ -170,7 +171,8 @@ def unified_csv(request: HttpRequest, board: Board) -> HttpResponse:
     response={200: dict[str, Any], 400: RefusalOut, 404: RefusalOut},
     url_name="ratings_model_card",
     summary="A language model's card: ratings per game and across games, play, latency, cost",
+    operation_id="arena_ratings_api_model_card_view",
 )
-def model_card_view(request: HttpRequest, name: Annotated[str, Path(max_length=64)]) -> Any:
+def model_card_get(request: HttpRequest, name: Annotated[str, Path(max_length=64)]) -> Any:
     """Every configuration of the registered model ``name`` on the ladders."""
     return model_card(name=name)

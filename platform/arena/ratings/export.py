@@ -17,7 +17,7 @@ from django.conf import settings
 
 from arena.ratings import intervals, unified
 from arena.ratings.models import Rating
-from arena.ratings.selectors import _ROW_FIELDS, _ordering, _row
+from arena.ratings.selectors import ROW_FIELDS, ladder_ordering, ladder_row
 from games.core import get_game_spec
 from games.core.ranking import rank_ranges
 
@@ -54,11 +54,11 @@ def ladder_table(*, game: str) -> dict[str, Any]:
     min_matches = settings.ARENA_RANKING_MIN_MATCHES
     found = list(
         Rating.objects.filter(game=game, game_version=spec.version)
-        .order_by(*_ordering(spec.ranking, min_matches))
-        .values(*_ROW_FIELDS)
+        .order_by(*ladder_ordering(spec.ranking, min_matches))
+        .values(*ROW_FIELDS)
     )
     rows = [
-        _row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
+        ladder_row(r, rank, spec.ranking, min_matches, spec.ladder_figures)
         for rank, r in enumerate(found, start=1)
     ]
     low_key, high_key = intervals.BOUNDS[spec.ranking]

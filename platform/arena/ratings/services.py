@@ -6,7 +6,6 @@ import logging
 import math
 import random
 import time
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -14,21 +13,13 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, FloatField, Func, OuterRef, Q
 from django.utils import timezone
 
-from arena.matches.models import IN_FLIGHT_STATUSES, Match, Participant
+from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings import ladder, unified
 from arena.ratings.models import PairRecord, Rating, RatingChange, UnifiedFit, UnifiedStanding
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
-from games.core.ranking import (
-    ELO_SCORES,
-    EloSide,
-    elo_deviation_update,
-    elo_interval,
-    elo_update,
-    payoff_summary_of_sums,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -56,57 +47,29 @@ def _seat_figure(stats: object, key: str, seat: int) -> float | None:
     return float(value)
 
 
-def _record(
-    rating: Rating,
-    participant: Participant,
-    *,
-    new: float,
-    deviation: float,
-    opponent: int,
-    stats: object,
-    at: datetime,
-) -> None:
-    """Fold one rated match into the row's aggregates (the caller saves it)."""
-    rating.rating = new
-    interval = elo_interval(new, deviation)
-    rating.deviation, rating.rating_low, rating.rating_high = deviation, interval.low, interval.high
-    rating.games += 1
-    outcome = participant.outcome
-    rating.wins += outcome == "win"
-    rating.losses += outcome == "loss"
-    rating.draws += outcome == "draw"
-    payoff = participant.score or 0.0
-    rating.payoff_sum += payoff
-    rating.payoff_squares += payoff * payoff
-    rating.mean_payoff = rating.payoff_sum / rating.games
-    summary = payoff_summary_of_sums(rating.payoff_sum, rating.payoff_squares, rating.games)
-    rating.payoff_low, rating.payoff_high = summary.ci_low, summary.ci_high
-    sums = dict(rating.figure_sums or {})
-    for figure in get_game_spec(rating.game).ladder_figures:
-        value = _seat_figure(stats, figure.key, participant.seat)
-        if value is not None:
-            total, matches = sums.get(figure.key, [0.0, 0])
-            sums[figure.key] = [total + value, matches + 1]
-    rating.figure_sums = sums
-    rating.recent_load = ladder.decayed_load(rating.recent_load, rating.last_played, at) + 1.0
-    rating.last_played = max(at, rating.last_played) if rating.last_played else at
-    rating.recent_opponents = ladder.opponents_after(list(rating.recent_opponents), opponent)
+def _seat_figures(rating: Rating, participant: Participant, stats: object) -> dict[str, float]:
+    """The game's ladder figures this seat reported in a match's stats."""
+    found = {
+        figure.key: _seat_figure(stats, figure.key, participant.seat)
+        for figure in get_game_spec(rating.game).ladder_figures
+    }
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def _pair_record(match: Match, seat0: Participant, seat1: Participant) -> None:
     """Count the match in its pair's results (both rating rows are locked: no race)."""
-    first, second = sorted((seat0, seat1), key=lambda p: p.submission_id)
-    wins = int(first.outcome == "win")
-    draws = int(first.outcome == "draw")
-    updated = PairRecord.objects.filter(
-        first_id=first.submission_id, second_id=second.submission_id
-    ).update(matches=F("matches") + 1, first_wins=F("first_wins") + wins, draws=F("draws") + draws)
+    (first, second), wins, draws = ladder.pair_record_counts(
+        (seat0.submission_id, seat0.outcome), (seat1.submission_id, seat1.outcome)
+    )
+    updated = PairRecord.objects.filter(first_id=first, second_id=second).update(
+        matches=F("matches") + 1, first_wins=F("first_wins") + wins, draws=F("draws") + draws
+    )
     if not updated:
         PairRecord.objects.create(
             game=match.game,
             game_version=match.game_version,
-            first_id=first.submission_id,
-            second_id=second.submission_id,
+            first_id=first,
+            second_id=second,
             matches=1,
             first_wins=wins,
             draws=draws,
@@ -135,10 +98,7 @@ def rating_apply(*, match: Match) -> None:
         .order_by("id")
     }
     a, b = (locked[p.submission_id] for p in seats)
-    score_a = ELO_SCORES[seats[0].outcome]
-    side_a, side_b = EloSide(a.rating, a.games), EloSide(b.rating, b.games)
-    new_a, new_b = elo_update(side_a, side_b, score_a)
-    dev_a, dev_b = elo_deviation_update(side_a, side_b, a.deviation, b.deviation)
+    (new_a, dev_a), (new_b, dev_b) = ladder.rate_pair(a, b, seats[0].outcome)
     at = match.finished or timezone.now()
     changes = []
     for participant, rating, new, deviation, other in (
@@ -148,15 +108,17 @@ def rating_apply(*, match: Match) -> None:
         changes.append(RatingChange(rating=rating, match=match, before=rating.rating, after=new))
         participant.rating_before, participant.rating_after = rating.rating, new
         participant.save(update_fields=["rating_before", "rating_after"])
-        _record(
+        ladder.fold_result(
             rating,
-            participant,
-            new=new,
+            rating=new,
             deviation=deviation,
+            outcome=participant.outcome,
+            payoff=participant.score or 0.0,
+            figures=_seat_figures(rating, participant, match.stats),
             opponent=other.submission_id,
-            stats=match.stats,
             at=at,
         )
+        ladder.settle(rating)
         rating.save()
     RatingChange.objects.bulk_create(changes)
     _pair_record(match, seats[0], seats[1])
@@ -301,8 +263,8 @@ def ladder_pair(*, game: str) -> list[Match]:
     """
     version = get_game_spec(game).version
     _lock_ladder(game, version)
-    in_flight = Participant.objects.filter(
-        match__game=game, match__kind=Match.Kind.RANKED, match__status__in=IN_FLIGHT_STATUSES
+    in_flight = Participant.objects.in_flight().filter(
+        match__game=game, match__kind=Match.Kind.RANKED
     )
     # The queue of this ladder, counted in the database: how many ranked matches wait for a
     # worker, and whether a user's (not only house bots') is among them. Neither reads the

@@ -7,8 +7,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from arena.errors import NotFound
+from arena.ratings.links import agent_url_maker, url_maker
 from arena.ratings.model_card import model_card
-from arena.ratings.selectors import agent_url_maker, url_maker
 from arena.ratings.unified import unified_board
 
 BOARDS = ("models", "users")

@@ -29,12 +29,9 @@ from arena.matches.selectors import (
     validation_bounds,
 )
 from arena.ratings.charts import rating_chart_svg
-from arena.ratings.selectors import (
-    agent_ranked_rows,
-    ladder_wait,
-    ranked_flight,
-    rating_history,
-)
+from arena.ratings.presenter import agent_ranked_cells
+from arena.ratings.selectors import agent_ranked_rows, rating_history
+from arena.ratings.waits import annotated_flight, ladder_wait, ranked_flight, ranked_flight_of
 from arena.submissions import selectors
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.forms import TrainingForm, UploadForm
@@ -181,7 +178,11 @@ def detail(request: HttpRequest, submission_id: int) -> HttpResponse:
         "log": log,
         "went_wrong": what_went_wrong(log),
         "training_form": TrainingForm(opponents=opponents),
-        "ladder_wait": ladder_wait(submission=submission) if submission.active else None,
+        "ladder_wait": (
+            ladder_wait(submission=submission, flight=ranked_flight_of(submission))
+            if submission.active
+            else None
+        ),
         # Off the ladder by an auto-pause: why, as the agent page says it.
         "pause": None if submission.active else pause_in_force(submission=submission),
         "trainings": trainings_of(submission_id=submission.pk),
@@ -253,7 +254,10 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
     history = rating_history(agent=the_agent, versions=versions)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
     active = [s for s in versions if s.active]
-    waits = [(s, ladder_wait(submission=s)) for s in sorted(active, key=lambda s: -s.version)]
+    waits = [
+        (s, ladder_wait(submission=s, flight=annotated_flight(s)))
+        for s in sorted(active, key=lambda s: -s.version)
+    ]
     return render(
         request,
         "submissions/agent.html",
@@ -266,7 +270,9 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
             "current": points[-1] if points else ELO_START,
-            "matches": agent_ranked_rows(agent_id=the_agent.pk, versions=[s.pk for s in versions]),
+            "matches": agent_ranked_cells(
+                agent_ranked_rows(agent_id=the_agent.pk, versions=[s.pk for s in versions])
+            ),
             # A model entrant says which model plays it (its settings and spend are the owner's).
             "model_names": model_names_of_versions(versions),
             # Challenges, head-to-head and auto-pauses (arena.competitions).

@@ -1,5 +1,5 @@
 """Challenges (request → enqueue, fairly), and what follows a recorded match: notifications,
-auto-pause, the next waiting challenge (README "Challenges", "Notifications").
+auto-pause, the next waiting challenge (docs/using.md, "Challenges", "Notifications").
 
 ``match_effects`` runs inside the transaction that records a match and can never fail it: each
 effect runs in its own savepoint and an error is logged, not raised.

@@ -317,6 +317,7 @@ def test_the_web_form_and_the_api_create_entrants(
     assert bad.status_code == 400 and "no enabled model" in bad.json()["error"]
 
 
+@pytest.mark.slow  # over 30 s on two busy cores: out of make test-fast
 def test_model_answers_are_public_in_chess_and_the_ledger_is_the_owners(
     fake: Any, make_user: Any, committed: Any
 ) -> None:

@@ -146,7 +146,7 @@ def test_a_webhook_is_signed_and_checked_again_at_send_time(
         "93.184.216.34",
         "/arena?x=1",
     )
-    # Verifying as the README says: HMAC-SHA256 over "<timestamp>.<body>" with the secret.
+    # Verifying as docs/using.md says: HMAC-SHA256 over "<timestamp>.<body>" with the secret.
     expected = hmac.new(
         hook.secret.encode(),
         headers["X-Arena-Timestamp"].encode() + b"." + body,

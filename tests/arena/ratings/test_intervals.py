@@ -151,6 +151,7 @@ def test_a_mean_payoff_ladder_ranges_ranked_entries_by_their_payoff_interval(set
     assert unranked and all(r["rank_best"] is None for r in unranked)
 
 
+@pytest.mark.postgres
 def test_the_rank_ranges_read_on_postgresql(tmp_path: Path) -> None:
     """PostgreSQL counts in buckets (``width_bucket``): the same ranges as counting each pair."""
     rerun_on_postgres(

@@ -4,6 +4,7 @@ agents and matches."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections.abc import Callable
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 from arena.accounts.models import User
 from arena.matches.models import Match, Participant
-from arena.ratings.models import Rating
+from arena.ratings import ladder
+from arena.ratings.models import PairRecord, Rating
 from arena.ratings.selectors import leaderboard_page
 from arena.ratings.services import rating_apply, ratings_recompute
 from arena.submissions.models import Agent, Submission
@@ -109,6 +111,62 @@ def test_rows_keep_games_wld_payoff_and_the_games_own_figures() -> None:
     assert other.figures == () and all(r["figures"] == {} for r in other.rows)
 
 
+def test_the_benches_fold_matches_into_rows_by_rating_applys_rule() -> None:
+    """``ladder.rate_pair``, ``fold_result``, ``settle`` and ``pair_record_counts`` are the
+    rule ``rating_apply`` applies to the stored rows, and what the scale bench seeds its ladder
+    with: the same matches folded outside the database give the same rows and pair records."""
+    a, b, c = make_entries("poker", 3)
+    results = [
+        (a, b, "win", (300.0, -300.0), {"bb_per_100": [30.0, -30.0]}),
+        (b, c, "draw", (0.0, 0.0), {"bb_per_100": {"0": 10.0, "1": -10.0}}),
+        (c, a, "loss", (-100.0, 100.0), {}),
+        (a, c, "win", (50.0, -50.0), {"bb_per_100": [5.0, -5.0]}),
+    ]
+    rows = {s.pk: ladder.Row() for s in (a, b, c)}
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for first, second, outcome, scores, stats in results:
+        match = play(first, second, outcome, scores=scores, stats=stats)
+        other = {"win": "loss", "loss": "win", "draw": "draw"}[outcome]
+        one, two = rows[first.pk], rows[second.pk]
+        (new_one, dev_one), (new_two, dev_two) = ladder.rate_pair(one, two, outcome)
+        assert match.finished is not None
+        for row, new, dev, seat_outcome, payoff, opponent, seat in (
+            (one, new_one, dev_one, outcome, scores[0], second.pk, 0),
+            (two, new_two, dev_two, other, scores[1], first.pk, 1),
+        ):
+            figure = stats.get("bb_per_100")
+            value = (
+                None
+                if figure is None
+                else (figure[seat] if isinstance(figure, list) else figure[str(seat)])
+            )
+            ladder.fold_result(
+                row,
+                rating=new,
+                deviation=dev,
+                outcome=seat_outcome,
+                payoff=payoff,
+                figures={} if value is None else {"bb_per_100": value},
+                opponent=opponent,
+                at=match.finished,
+            )
+        pair, wins, draws = ladder.pair_record_counts((first.pk, outcome), (second.pk, other))
+        record = pairs.setdefault(pair, [0, 0, 0])
+        record[0] += 1
+        record[1] += wins
+        record[2] += draws
+    kept = [f.name for f in dataclasses.fields(ladder.Row)]
+    for submission_id, row in rows.items():
+        ladder.settle(row)
+        stored = Rating.objects.get(submission_id=submission_id)
+        # The same operations in the same order: equal, not merely close.
+        assert {name: getattr(stored, name) for name in kept} == dataclasses.asdict(row)
+    assert {
+        (r.first_id, r.second_id): [r.matches, r.first_wins, r.draws]
+        for r in PairRecord.objects.all()
+    } == pairs
+
+
 def test_voiding_rebuilds_every_aggregate_as_if_the_match_never_counted() -> None:
     a, b, c = make_entries("split-or-steal", 3)
     play(a, b, "win", scores=(10, 0))
@@ -153,7 +211,7 @@ def test_mean_payoff_pages_read_in_two_parts_keep_the_ladders_one_order(settings
     # The head (ranked, with a mean payoff) and the rest are read apart; every page, and a
     # page across the boundary, must show the order of the single sort it replaces: ties on
     # the mean broken by Elo then id, unranked entries after.
-    from arena.ratings.selectors import _ordering
+    from arena.ratings.selectors import ladder_ordering
 
     settings.ARENA_RANKING_MIN_MATCHES = 3
     subs = make_entries("split-or-steal", 11)
@@ -166,7 +224,7 @@ def test_mean_payoff_pages_read_in_two_parts_keep_the_ladders_one_order(settings
         Rating.objects.filter(submission=sub).update(games=games, mean_payoff=mean, rating=elo)
     expected = list(
         Rating.objects.filter(game="split-or-steal")
-        .order_by(*_ordering("mean_payoff", 3))
+        .order_by(*ladder_ordering("mean_payoff", 3))
         .values_list("submission_id", flat=True)
     )
     assert expected[:3] == [subs[3].pk, subs[1].pk, subs[2].pk]  # 70, then 40s by Elo, id

@@ -261,6 +261,40 @@ def test_the_agent_page_and_the_api_say_why_an_active_agent_waits(settings: Any)
 
 
 @pytest.mark.django_db
+def test_the_ladder_wait_is_told_its_match_in_flight() -> None:
+    """The match in flight comes in as an argument: read with a page's versions (the
+    annotations) or on its own, it is the same match; given it, the wait asks nothing more."""
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+    from arena.ratings.waits import annotated_flight, ladder_wait, ranked_flight, ranked_flight_of
+    from arena.submissions.models import Submission
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.arena.ratings.test_ladder import make_entries
+
+    a, b = make_entries("chess", 2)
+    assert ranked_flight_of(a) is None
+    assert annotated_flight(Submission.objects.annotate(**ranked_flight()).get(pk=a.pk)) is None
+    match = match_create(kind=Match.Kind.RANKED, submissions=[a, b])
+    with_versions = annotated_flight(Submission.objects.annotate(**ranked_flight()).get(pk=a.pk))
+    alone = ranked_flight_of(a)
+    assert with_versions is not None and alone is not None
+    assert with_versions.pk == alone.pk == match.pk
+    assert with_versions.status == alone.status == Match.Status.QUEUED
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    running = Submission.objects.annotate(**ranked_flight()).get(pk=a.pk)
+    flight = annotated_flight(running)
+    with CaptureQueriesContext(connection) as ctx:
+        wait = ladder_wait(submission=running, flight=flight)
+    assert (wait.state, wait.match_id, len(ctx.captured_queries)) == ("playing", match.pk, 0)
+    # A submission read without the annotations has no match in flight to give: said, not
+    # taken for "none".
+    with pytest.raises(TypeError, match="ranked_flight"):
+        annotated_flight(Submission.objects.get(pk=a.pk))
+
+
+@pytest.mark.django_db
 def test_an_agent_alone_on_its_ladder_says_so() -> None:
     from tests.arena.ratings.test_ladder import make_entries
 

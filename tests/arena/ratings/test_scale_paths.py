@@ -1,4 +1,4 @@
-"""Paths that stay fast at scale by construction: leaderboard rows formatted in the selector,
+"""Paths that stay fast at scale by construction: leaderboard rows formatted once (the presenter),
 the agent page's history read through indexes, a bounded matchmaking pass that reads only the
 entries it may serve (bench/scale.py measures them on a large ladder)."""
 
@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from arena.matches.selectors import latest_ranked_match_ids, latest_ranked_seats
 from arena.ratings.models import Rating
-from arena.ratings.selectors import agent_ranked_rows, fixed, leaderboard_page, rating_history
+from arena.ratings.presenter import agent_ranked_cells, fixed, leaderboard_cells
+from arena.ratings.selectors import agent_ranked_rows, leaderboard_page, rating_history
 from arena.ratings.services import MATCHMAKING_CANDIDATES_PER_SEAT, ladder_pair
 from arena.submissions.models import Submission
 from django.db import connection
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.django_db
 TEMPLATES = Path(__file__).resolve().parents[3] / "templates" / "catalog"
 
 
-#: What the selector formats: ratings rounded to 0.1, payoffs and intervals to 0.01.
+#: What the presenter formats: ratings rounded to 0.1, payoffs and intervals to 0.01.
 SHOWN = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(lambda v: round(v, 2))
 
 
@@ -42,20 +43,19 @@ def test_fixed_formats_as_the_floatformat_filter_does(value: float, places: int)
 def test_the_leaderboard_rows_place_preformatted_strings_only() -> None:
     for name in ("_leaderboard.html", "home.html"):
         text = (TEMPLATES / name).read_text()
-        loop = re.search(
-            r"{% for (row|r) in (board\.cells|row\.top) %}(.*?){% (empty|endfor)", text, re.S
-        )
+        loop = re.search(r"{% for (row|r) in (cells|row\.top) %}(.*?){% (empty|endfor)", text, re.S)
         assert loop, name
         body = loop.group(3)
         assert "floatformat" not in body and "{% url" not in body, name
 
 
-def test_the_game_page_shows_the_selectors_cells() -> None:
+def test_the_game_page_shows_the_presenters_cells() -> None:
     subs = make_entries("chess", 3)
     play(subs[0], subs[1], "win")
-    board = leaderboard_page(game="chess")
+    cells = leaderboard_cells(leaderboard_page(game="chess").rows)
+    assert len(cells) == 3
     page = Client().get("/games/chess/").content.decode()
-    for cell in board.cells:
+    for cell in cells:
         assert f'<a href="/submissions/agents/{cell["agent_id"]}/">{cell["agent"]}</a>' in page
         assert f"<td>{cell['rating_text']} <span" in page
         assert cell["rating_text"] == floatformat(cell["rating"], 0)
@@ -96,7 +96,8 @@ def test_the_agent_page_reads_every_version_and_formats_its_rows() -> None:
     versions = list(Submission.objects.filter(agent=a.agent).select_related("rating"))
     with CaptureQueriesContext(connection) as ctx:
         history = rating_history(agent=a.agent, versions=versions)
-        rows = agent_ranked_rows(agent_id=a.agent_id, versions=[s.pk for s in versions])
+        found = agent_ranked_rows(agent_id=a.agent_id, versions=[s.pk for s in versions])
+    rows = agent_ranked_cells(found)
     assert [h["match"] for h in history] == played
     assert [h["version"] for h in history] == [1, 2, 1]
     assert [r["match_id"] for r in rows] == [str(m) for m in sorted(played, reverse=True)]

@@ -1,4 +1,4 @@
-"""``make run``: the embedded platform in one command (README.md, "Two commands").
+"""``make run``: the embedded platform in one command (README.md, "Quick start").
 
 Migrates, loads the demo data once (house bots on every ladder), collects the static files, then
 starts and supervises six children, as deploy/ runs them on a server: the four worker pools of
