@@ -373,7 +373,9 @@ class HarnessHandle:
             reply, _ = self._exchange({"type": kind}, timeout_s)
         except (ChannelTimeout, ChannelClosed, ReplyTooLarge, _BadReply) as exc:
             raise PlatformError(
-                f"the sandbox's supervisor did not answer {kind!r} ({type(exc).__name__}: {exc})"
+                f"the sandbox's supervisor did not answer {kind!r} ({type(exc).__name__}: {exc}); "
+                "an image built from an older harness does not: check the sandbox image "
+                "(make image)"
             ) from None
         result = reply.get("result")
         if not reply["ok"] or not isinstance(result, dict):

@@ -98,7 +98,28 @@ def sandbox_backend() -> str:
                 "ARENA_ALLOW_PROCESS_SANDBOX=1 if you accept the risk"
             )
         logger.warning(PROCESS_WARNING)
+    elif not _image_current():
+        logger.error(STALE_IMAGE, settings.ARENA_SANDBOX_IMAGE)
     return backend
+
+
+STALE_IMAGE = (
+    "the sandbox image %s is missing or was built from another sandbox/harness.py than this "
+    "checkout's: every match fails as a platform error until `make image` builds it"
+)
+
+
+def _image_current() -> bool:
+    """Whether the sandbox image holds this checkout's harness (its label says so); a question
+    the engine cannot answer counts as yes (the match then says what went wrong)."""
+    from sandbox.engine import docker_client
+    from sandbox.image.build import image_is_current
+
+    try:
+        return image_is_current(docker_client(), settings.ARENA_SANDBOX_IMAGE)
+    except Exception:
+        logger.debug("the sandbox image could not be inspected", exc_info=True)
+        return True
 
 
 def sandbox_limits(*, freeze_idle: bool = True) -> SandboxLimits:

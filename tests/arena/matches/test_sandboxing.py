@@ -180,3 +180,30 @@ def test_only_an_active_accepted_submission_reuses_its_containers(
     settings.ARENA_SANDBOX_REUSE = False
     assert reuse_key(bob) is None
     assert not sandbox_limits().supervised
+
+
+@pytest.mark.docker
+def test_a_sandbox_image_built_from_another_harness_is_said_at_start(
+    settings: Any, caplog: Any
+) -> None:
+    """An image left from before a harness change cannot talk to this controller (every match
+    would fail): the worker says so, naming `make image`, as it decides its sandbox."""
+    import logging
+
+    from arena.matches import sandboxing
+    from sandbox.engine import docker_ready
+
+    require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
+    settings.ARENA_SANDBOX_BACKEND = "docker"
+    caplog.set_level(logging.WARNING)
+    try:
+        sandboxing.sandbox_backend.cache_clear()
+        sandboxing.sandbox_backend()
+        assert not [r for r in caplog.records if "make image" in r.getMessage()]
+        settings.ARENA_SANDBOX_IMAGE = "agent-arena-sandbox-base:bookworm"  # no harness label
+        sandboxing.sandbox_backend.cache_clear()
+        sandboxing.sandbox_backend()
+        said = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+        assert said and "make image" in said[0] and "bookworm" in said[0], said
+    finally:
+        sandboxing.sandbox_backend.cache_clear()
