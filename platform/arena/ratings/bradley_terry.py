@@ -165,3 +165,43 @@ def _sandwich_variance(
     h_diag += extra
     j_diag += extra
     return j_diag / (h_diag * h_diag)
+
+
+@dataclass(frozen=True)
+class LadderFit:
+    """One ladder's fit, keyed by the ids its results were given with."""
+
+    ids: list[int]
+    rating: Floats
+    deviation: Floats
+
+    def of(self) -> dict[int, tuple[float, float]]:
+        """``{id: (rating, deviation)}``."""
+        return {
+            key: (float(r), float(d))
+            for key, r, d in zip(self.ids, self.rating, self.deviation, strict=True)
+        }
+
+
+def ladder_fit(
+    results: list[tuple[int, int, float, float]],
+    start: dict[int, float] | None = None,
+) -> LadderFit:
+    """The maximum-likelihood fit of one game's ladder (each result counted once) from its
+    results per pair ``(first id, second id, matches, first's score)``, a draw scoring half.
+
+    Only the entries that played appear. ``start`` (id -> rating) warm-starts the search: the
+    ratings the rows hold (the last fit, moved by the matches since) are a few steps from it.
+    The platform's refit (``services.ladder_refit``) and the ratings-quality bench call this.
+    """
+    ids = sorted({a for a, _, _, _ in results} | {b for _, b, _, _ in results})
+    index = {key: i for i, key in enumerate(ids)}
+    first = np.array([index[a] for a, _, _, _ in results], dtype=np.int64)
+    second = np.array([index[b] for _, b, _, _ in results], dtype=np.int64)
+    games = np.array([m for _, _, m, _ in results], dtype=np.float64)
+    score = np.array([s for _, _, _, s in results], dtype=np.float64)
+    warm = None
+    if start is not None:
+        warm = np.array([start.get(key, ELO_START) for key in ids], dtype=np.float64)
+    fitted = fit(len(ids), first, second, games, score, np.ones(len(results)), start=warm)
+    return LadderFit(ids, fitted.rating, fitted.deviation)
