@@ -14,7 +14,9 @@ Hessian applied pair by pair (``numpy.bincount``), so a step costs a few passes 
 never an n × n matrix: 10,000 players and 500,000 pairs fit in seconds.
 
 Intervals: a weighted likelihood's covariance is the sandwich H⁻¹ J H⁻¹ (J the information with
-squared weights; with equal weights it is H⁻¹). Up to ``FULL_COVARIANCE_MAX`` players the
+squared weights; with equal weights it is H⁻¹), of each strength measured from the players'
+mean (the scale's level is the prior's, and its uncertainty, as large as a player's own after
+100 games, says nothing about who is ahead). Up to ``FULL_COVARIANCE_MAX`` players the
 matrix is inverted exactly; beyond, each variance is taken from the diagonal
 (J_ii / H_ii²), which understates it where players are estimated through chains of
 opponents (the figures in docs/architecture.md say by how much on the bench).
@@ -157,8 +159,13 @@ def _sandwich_variance(
             np.add.at(matrix, (second, first), -w)
             matrix[np.diag_indices(n)] += extra
         inverse = np.linalg.inv(h)
-        # diag(A J A) for a symmetric A: each row of A J dotted with the same row of A.
-        variance: Floats = np.maximum(np.sum((inverse @ j) * inverse, axis=1), 0.0)
+        # diag(C) of C = A J A for a symmetric A: each row of A J dotted with the same row of A.
+        diagonal = np.sum((inverse @ j) * inverse, axis=1)
+        # Of each strength measured from the players' mean (θ_i - θ̄): the scale has no origin
+        # but the prior's, and the level's own uncertainty says nothing about who is ahead of
+        # whom. diag(P C P) with P = I - 11ᵀ/n is C_ii - 2 mean_j C_ij + mean(C).
+        row_means = inverse @ (j @ (inverse @ np.full(n, 1.0 / n)))
+        variance: Floats = np.maximum(diagonal - 2 * row_means + row_means.mean(), 0.0)
         return variance
     h_diag = _sums(first, weight * info, n) + _sums(second, weight * info, n)
     j_diag = _sums(first, weight * weight * info, n) + _sums(second, weight * weight * info, n)

@@ -383,7 +383,7 @@ class EpochSeconds(Func):
 def _wait_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """Sort key of a ``ladder_pair`` row: users never played, then by when they last played,
     then the house bots; rating id within each."""
-    rating_id, _, _, house_bot, _, _, last_played, _ = row
+    rating_id, _, _, house_bot, _, _, last_played, _, _ = row
     if house_bot:
         return (1, False, None, rating_id)
     return (0, last_played is not None, last_played, rating_id)
@@ -433,6 +433,7 @@ def ladder_pair(*, game: str) -> list[Match]:
         "recent_load",
         "last_played_s",
         "recent_opponents",
+        "deviation",
     )
     if max_pairs is not None:
         # A bounded pass reads the entries it can serve, not the whole ladder: the users who
@@ -463,8 +464,9 @@ def ladder_pair(*, game: str) -> list[Match]:
             opponents=tuple(opponents or ()),
             house=bool(house_bot),
             idle_s=ladder.idle_after(None if played_s is None else now_s - played_s),
+            deviation=deviation,
         )
-        for _, submission, owner, house_bot, rating, load, played_s, opponents in rows
+        for _, submission, owner, house_bot, rating, load, played_s, opponents, deviation in rows
     ]
     pairs = pair_entries(
         entries,
