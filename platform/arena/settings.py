@@ -382,6 +382,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))),
         "options": {"expires": 60.0},
     },
+    # Each ladder's ratings and intervals: a maximum-likelihood refit of its results (the
+    # matches since move them by Elo until the next). Every pass of matchmaking pairs on them.
+    "ladder-refits": {
+        "task": "arena.workflows.tasks.ladders_refit_task",
+        "schedule": timedelta(seconds=float(os.environ.get("ARENA_LADDER_REFIT_S", "120"))),
+        "options": {"expires": 120.0},
+    },
     # The boards across games (one Bradley-Terry fit over every ladder), read by their pages.
     "unified-boards": {
         "task": "arena.workflows.tasks.unified_refit_task",

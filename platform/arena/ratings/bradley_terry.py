@@ -14,7 +14,9 @@ Hessian applied pair by pair (``numpy.bincount``), so a step costs a few passes 
 never an n × n matrix: 10,000 players and 500,000 pairs fit in seconds.
 
 Intervals: a weighted likelihood's covariance is the sandwich H⁻¹ J H⁻¹ (J the information with
-squared weights; with equal weights it is H⁻¹). Up to ``FULL_COVARIANCE_MAX`` players the
+squared weights; with equal weights it is H⁻¹), of each strength measured from the players'
+mean (the scale's level is the prior's, and its uncertainty, as large as a player's own after
+100 games, says nothing about who is ahead). Up to ``FULL_COVARIANCE_MAX`` players the
 matrix is inverted exactly; beyond, each variance is taken from the diagonal
 (J_ii / H_ii²), which understates it where players are estimated through chains of
 opponents (the figures in docs/architecture.md say by how much on the bench).
@@ -157,11 +159,56 @@ def _sandwich_variance(
             np.add.at(matrix, (second, first), -w)
             matrix[np.diag_indices(n)] += extra
         inverse = np.linalg.inv(h)
-        # diag(A J A) for a symmetric A: each row of A J dotted with the same row of A.
-        variance: Floats = np.maximum(np.sum((inverse @ j) * inverse, axis=1), 0.0)
+        # diag(C) of C = A J A for a symmetric A: each row of A J dotted with the same row of A.
+        diagonal = np.sum((inverse @ j) * inverse, axis=1)
+        # Of each strength measured from the players' mean (θ_i - θ̄): the scale has no origin
+        # but the prior's, and the level's own uncertainty says nothing about who is ahead of
+        # whom. diag(P C P) with P = I - 11ᵀ/n is C_ii - 2 mean_j C_ij + mean(C).
+        row_means = inverse @ (j @ (inverse @ np.full(n, 1.0 / n)))
+        variance: Floats = np.maximum(diagonal - 2 * row_means + row_means.mean(), 0.0)
         return variance
     h_diag = _sums(first, weight * info, n) + _sums(second, weight * info, n)
     j_diag = _sums(first, weight * weight * info, n) + _sums(second, weight * weight * info, n)
     h_diag += extra
     j_diag += extra
     return j_diag / (h_diag * h_diag)
+
+
+@dataclass(frozen=True)
+class LadderFit:
+    """One ladder's fit, keyed by the ids its results were given with."""
+
+    ids: list[int]
+    rating: Floats
+    deviation: Floats
+
+    def of(self) -> dict[int, tuple[float, float]]:
+        """``{id: (rating, deviation)}``."""
+        return {
+            key: (float(r), float(d))
+            for key, r, d in zip(self.ids, self.rating, self.deviation, strict=True)
+        }
+
+
+def ladder_fit(
+    results: list[tuple[int, int, float, float]],
+    start: dict[int, float] | None = None,
+) -> LadderFit:
+    """The maximum-likelihood fit of one game's ladder (each result counted once) from its
+    results per pair ``(first id, second id, matches, first's score)``, a draw scoring half.
+
+    Only the entries that played appear. ``start`` (id -> rating) warm-starts the search: the
+    ratings the rows hold (the last fit, moved by the matches since) are a few steps from it.
+    The platform's refit (``services.ladder_refit``) and the ratings-quality bench call this.
+    """
+    ids = sorted({a for a, _, _, _ in results} | {b for _, b, _, _ in results})
+    index = {key: i for i, key in enumerate(ids)}
+    first = np.array([index[a] for a, _, _, _ in results], dtype=np.int64)
+    second = np.array([index[b] for _, b, _, _ in results], dtype=np.int64)
+    games = np.array([m for _, _, m, _ in results], dtype=np.float64)
+    score = np.array([s for _, _, _, s in results], dtype=np.float64)
+    warm = None
+    if start is not None:
+        warm = np.array([start.get(key, ELO_START) for key in ids], dtype=np.float64)
+    fitted = fit(len(ids), first, second, games, score, np.ones(len(results)), start=warm)
+    return LadderFit(ids, fitted.rating, fitted.deviation)

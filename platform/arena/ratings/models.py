@@ -21,10 +21,14 @@ class Rating(models.Model):
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=64)
     game_version = models.PositiveIntegerField()
+    #: What the ladder shows and orders by: the last maximum-likelihood refit of the ladder
+    #: (``services.ladder_refit``), moved by Elo (``games.core.ranking.elo_update``) for each
+    #: match applied since; Elo alone until the first refit.
     rating = models.FloatField(default=1200.0)
-    #: The standard error of ``rating`` (rating points), carried along each Elo update
-    #: (``games.core.ranking.elo_deviation_update``); the 95 % interval is stored beside it
-    #: (``rating_low``, ``rating_high``) so rank ranges are counted on an index.
+    #: The standard error of ``rating`` (rating points): the fit's, carried along each Elo
+    #: update since (``games.core.ranking.elo_deviation_update``); the 95 % interval around
+    #: ``rating`` is stored beside it (``rating_low``, ``rating_high``) so rank ranges are
+    #: counted on an index.
     deviation = models.FloatField(default=ELO_START_DEVIATION)
     rating_low = models.FloatField(default=ELO_START - Z_95 * ELO_START_DEVIATION)
     rating_high = models.FloatField(default=ELO_START + Z_95 * ELO_START_DEVIATION)
@@ -193,3 +197,27 @@ class PairRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.first_id} v {self.second_id}: {self.matches} matches"
+
+
+class LadderRefit(models.Model):
+    """The last maximum-likelihood refit of one ladder (``services.ladder_refit``): the ratings
+    and intervals its rows show were set by it, then moved by the matches played since."""
+
+    game = models.CharField(max_length=64)
+    game_version = models.PositiveIntegerField()
+    fitted = models.DateTimeField(auto_now=True)
+    #: Rated matches behind the fit: the next pass refits only when the ladder has more (or
+    #: fewer: a match voided) than this.
+    matches = models.PositiveIntegerField(default=0)
+    #: Rows the fit set; rows that played while it ran keep their own update until the next.
+    entries = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "game_version"], name="ladder_refit_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} v{self.game_version} refit ({self.matches} matches)"

@@ -15,8 +15,15 @@ from django.utils import timezone
 
 from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
-from arena.ratings import ladder, unified
-from arena.ratings.models import PairRecord, Rating, RatingChange, UnifiedFit, UnifiedStanding
+from arena.ratings import bradley_terry, ladder, unified
+from arena.ratings.models import (
+    LadderRefit,
+    PairRecord,
+    Rating,
+    RatingChange,
+    UnifiedFit,
+    UnifiedStanding,
+)
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
@@ -144,6 +151,8 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
     PairRecord.objects.filter(game=game, game_version=game_version).delete()
     applied_order = list(dict.fromkeys(changes.order_by("id").values_list("match_id", flat=True)))
     changes.delete()
+    # The replay is Elo's from 1200: the next pass of ``ladders_refit`` fits it again.
+    LadderRefit.objects.filter(game=game, game_version=game_version).delete()
     fresh = Rating()
     reset = [f.name for f in Rating._meta.concrete_fields if f.has_default()]
     for rating in ratings:
@@ -167,6 +176,94 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
             replayed += 1
     logger.info("recomputed the %s v%s ladder from %d matches", game, game_version, replayed)
     return replayed
+
+
+def ladder_refit(*, game: str, game_version: int) -> LadderRefit | None:
+    """Fit one ladder's rated results again by maximum likelihood (``bradley_terry.ladder_fit``)
+    and store each row's rating, deviation and 95 % interval; None when nothing was played
+    since the last fit.
+
+    Why (docs/architecture.md, "Intervals"): Elo's estimate lags behind a strength it has not
+    yet reached by more than its own noise, so no interval drawn around it covers the truth
+    as often as it says; the fit of all results at once has no lag, and its covariance is the
+    interval. Between two refits ``rating_apply`` moves the fitted rating and its deviation
+    match by match.
+
+    The fit runs outside any lock, on the pair results and row snapshot read first; then the
+    ladder's rows are locked (in id order, as ``rating_apply`` locks two) and a row is written
+    only if it has played no match since the snapshot: one that has keeps its own update (its
+    new match is not in the fit) until the next pass.
+    """
+    started = time.monotonic()
+    ladder_rows = Rating.objects.filter(game=game, game_version=game_version)
+    snapshot = {
+        submission: (games, rating)
+        for submission, games, rating in ladder_rows.filter(games__gt=0).values_list(
+            "submission_id", "games", "rating"
+        )
+    }
+    # Each rated match counts on both of its rows.
+    matches = sum(games for games, _ in snapshot.values()) // 2
+    last = LadderRefit.objects.filter(game=game, game_version=game_version).first()
+    if not snapshot or (last is not None and last.matches == matches):
+        return None
+    results = [
+        (first, second, float(played), wins + draws / 2)
+        for first, second, played, wins, draws in PairRecord.objects.filter(
+            game=game, game_version=game_version
+        ).values_list("first_id", "second_id", "matches", "first_wins", "draws")
+    ]
+    fitted = bradley_terry.ladder_fit(
+        results, start={submission: rating for submission, (_, rating) in snapshot.items()}
+    ).of()
+    with transaction.atomic():
+        rows = list(
+            ladder_rows.select_for_update()
+            .filter(submission_id__in=list(fitted))
+            .order_by("id")
+            .only("id", "submission_id", "games", "rating", "deviation")
+        )
+        written = []
+        for row in rows:
+            if snapshot.get(row.submission_id, (None, None))[0] != row.games:
+                continue
+            rating, deviation = fitted[row.submission_id]
+            interval = elo_interval(rating, deviation)
+            row.rating, row.deviation = rating, deviation
+            row.rating_low, row.rating_high = interval.low, interval.high
+            written.append(row)
+        Rating.objects.bulk_update(
+            written, ["rating", "deviation", "rating_low", "rating_high"], batch_size=2000
+        )
+        refit, _ = LadderRefit.objects.update_or_create(
+            game=game,
+            game_version=game_version,
+            defaults={
+                "matches": matches,
+                "entries": len(written),
+                "skipped": len(rows) - len(written),
+                "seconds": time.monotonic() - started,
+            },
+        )
+    logger.info(
+        "refitted the %s v%s ladder: %d matches, %d rows in %.2f s",
+        game,
+        game_version,
+        matches,
+        len(written),
+        refit.seconds,
+    )
+    return refit
+
+
+def ladders_refit() -> int:
+    """``ladder_refit`` of every current ladder that played since its last fit; returns the
+    rated matches behind the fits made."""
+    done = 0
+    for game, version in unified.current_ladders().items():
+        refit = ladder_refit(game=game, game_version=version)
+        done += refit.matches if refit else 0
+    return done
 
 
 def unified_refit() -> UnifiedFit:
@@ -248,7 +345,7 @@ class EpochSeconds(Func):
 def _wait_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """Sort key of a ``ladder_pair`` row: users never played, then by when they last played,
     then the house bots; rating id within each."""
-    rating_id, _, _, house_bot, _, _, last_played, _ = row
+    rating_id, _, _, house_bot, _, _, last_played, _, _ = row
     if house_bot:
         return (1, False, None, rating_id)
     return (0, last_played is not None, last_played, rating_id)
@@ -298,6 +395,7 @@ def ladder_pair(*, game: str) -> list[Match]:
         "recent_load",
         "last_played_s",
         "recent_opponents",
+        "deviation",
     )
     if max_pairs is not None:
         # A bounded pass reads the entries it can serve, not the whole ladder: the users who
@@ -328,8 +426,9 @@ def ladder_pair(*, game: str) -> list[Match]:
             opponents=tuple(opponents or ()),
             house=bool(house_bot),
             idle_s=ladder.idle_after(None if played_s is None else now_s - played_s),
+            deviation=deviation,
         )
-        for _, submission, owner, house_bot, rating, load, played_s, opponents in rows
+        for _, submission, owner, house_bot, rating, load, played_s, opponents, deviation in rows
     ]
     pairs = pair_entries(
         entries,

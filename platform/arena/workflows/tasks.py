@@ -20,7 +20,7 @@ from arena.matches.logstore import match_logs_maintain
 from arena.matches.sandboxing import sandboxes_reap
 from arena.matches.services import RunOutcome
 from arena.ops.services import maintenance_record
-from arena.ratings.services import unified_refit
+from arena.ratings.services import ladders_refit, unified_refit
 from arena.workflows.dispatch import MATCH_RUN_TASK, MATCHMAKING_TASK
 from arena.workflows.ladder import matchmaking_run
 from arena.workflows.lifecycle import matches_sweep
@@ -138,3 +138,10 @@ def unified_refit_task() -> int:
     return _maintained(
         "unified-boards", lambda: unified_refit().matches, lambda n: {"matches": n}, skipped=0
     )
+
+
+@shared_task(name="arena.workflows.tasks.ladders_refit_task", ignore_result=True)
+def ladders_refit_task() -> int:
+    """Refit every ladder that played since its last fit (``ratings.services.ladders_refit``):
+    the ratings and intervals the leaderboards show; returns the matches behind the fits."""
+    return _maintained("ladder-refits", ladders_refit, lambda n: {"matches": n}, skipped=0)

@@ -238,3 +238,24 @@ def test_a_newcomer_meets_every_house_bot_on_a_live_ladder(
     # The bots' rated games outnumber their games against the newcomer: they played each other.
     house = Rating.objects.filter(game="brinkmanship", submission__house_bot__gt="")
     assert sum(house.values_list("games", flat=True)) > len(met)
+
+
+def test_an_uncertain_entry_meets_the_strengths_it_may_have_a_known_one_its_nearest() -> None:
+    """Each pass draws every entry's rating from its interval (Thompson sampling)."""
+    field = [Entry(10 + i, 10 + i, 900 + 100 * i, load=5.0) for i in range(7)]  # 900..1500
+
+    def opponents(deviation: float) -> Counter[int]:
+        met: Counter[int] = Counter()
+        for seed in range(200):
+            me = Entry(1, 1, 1200, load=0.0, deviation=deviation)
+            for a, b in pair_entries([me, *field], rng=random.Random(seed)):
+                if 1 in (a.id, b.id):
+                    met[b.id if a.id == 1 else a.id] += 1
+        return met
+
+    assert opponents(0.0) == Counter({13: 200})  # 1200: the nearest, every time
+    uncertain = opponents(300.0)
+    assert len(uncertain) >= 5 and uncertain[13] < 100
+    # Still centred on its rating (the ends of the field stand for every draw beyond them).
+    mean_met = sum((900 + 100 * (sub - 10)) * n for sub, n in uncertain.items()) / 200
+    assert 1140 < mean_met < 1260
