@@ -191,6 +191,7 @@ def test_a_sandbox_image_built_from_another_harness_is_said_at_start(
     import logging
 
     from arena.matches import sandboxing
+
     from sandbox.engine import docker_ready
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
