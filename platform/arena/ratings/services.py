@@ -27,6 +27,7 @@ from arena.ratings.models import (
 from arena.ratings.pairing import Entry, pair_entries
 from arena.submissions.models import Submission
 from games.core import get_game_spec
+from games.core.ranking import elo_interval
 
 logger = logging.getLogger(__name__)
 
