@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-import markdown  # type: ignore[import-untyped]  # no stubs in our pinned set
+import markdown  # type: ignore[import-untyped,unused-ignore]  # no stubs in our pinned set
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
