@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -148,14 +149,24 @@ def test_the_bench_runs_and_prints_json(
         require_docker()
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'platform'}{os.pathsep}{ROOT}"}
     env.pop("DJANGO_SETTINGS_MODULE", None)  # each bench sets up its own throw-away platform
-    done = subprocess.run(  # noqa: S603 (our own scripts)
+    # In a session of its own: a bench that overruns is killed with every worker and server it
+    # started (killed alone, it would leave them running, orphaned, with no one to stop them).
+    proc = subprocess.Popen(  # noqa: S603 (our own scripts)
         [sys.executable, str(ROOT / "bench" / script), *args],
         cwd=ROOT,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
+        start_new_session=True,
     )
+    try:
+        stdout, stderr = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        raise AssertionError(f"{script} ran over 300 s: {stderr[-3000:]}") from None
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout)
     assert isinstance(figures, dict) and figures, done.stdout[:500]
