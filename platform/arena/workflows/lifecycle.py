@@ -109,7 +109,7 @@ def _match_of(message: dict[str, Any]) -> tuple[int, str] | None:
         return (int(found.group(1)), task_id) if found else None
 
 
-def broker_view(*, queues: bool = True) -> BrokerView | None:
+def broker_view(*, queues: bool = True, lost_check: bool = True) -> BrokerView | None:
     """What the broker holds for this deployment's match tasks (the waiting messages only with
     ``queues``), or None when it cannot be read (eager tests, Redis away, no worker answering
     on the filesystem broker)."""
@@ -120,7 +120,7 @@ def broker_view(*, queues: bool = True) -> BrokerView | None:
         with app.connection_for_read() as conn:
             channel = conn.default_channel
             if is_filesystem_channel(channel):
-                return _filesystem_view(channel, names) if queues else None
+                return _filesystem_view(channel, names) if queues and lost_check else None
             if not is_redis_channel(channel):
                 return None
             # The queues before the taken ones: a message moves from the first to the second.
@@ -149,7 +149,13 @@ def broker_view(*, queues: bool = True) -> BrokerView | None:
     )
 
 
-_INSPECTIONS = ("active", "reserved", "scheduled")
+#: What a worker holds besides what it runs (a task just started is running a moment later; a
+#: match sent again meanwhile is harmless): taken to run next, or waiting out a countdown.
+_INSPECTIONS = ("reserved", "scheduled")
+#: The workers are asked at most this often (each question waits its timeout on the
+#: maintenance pool, which matchmaking shares); a lost message waits one more interval at most.
+_FS_ASK_EVERY_S = 15.0
+_fs_asked_at = [float("-inf")]
 
 
 def _task_of(entry: Any) -> tuple[int, str] | None:
@@ -169,7 +175,11 @@ def _task_of(entry: Any) -> tuple[int, str] | None:
 
 def _filesystem_view(channel: Any, names: list[str]) -> BrokerView | None:
     """The queue folder's waiting messages, then what the live workers hold: None when no
-    worker answers (then a lost message cannot be told from a held one)."""
+    worker answers (then a lost message cannot be told from a held one), or when they were
+    asked less than ``_FS_ASK_EVERY_S`` ago."""
+    if time.monotonic() - _fs_asked_at[0] < _FS_ASK_EVERY_S:
+        return None
+    _fs_asked_at[0] = time.monotonic()
     waiting: set[int] = set()
     waiting_task_ids: set[str] = set()
     for message in fs_queued_messages(channel, names):
@@ -261,7 +271,7 @@ def matches_sweep() -> dict[str, int]:
             "pk", flat=True
         )
     )
-    view = broker_view(queues=bool(sent or running))
+    view = broker_view(queues=bool(sent or running), lost_check=bool(sent))
     orphan_after = now - timedelta(seconds=settings.ARENA_MATCH_ORPHAN_GRACE_S)
     if live is not None and view is not None:
         # A task sent again (waiting in its queue, or just taken to wait out its countdown) is
