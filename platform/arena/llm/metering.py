@@ -143,20 +143,25 @@ class MeteredModel:
         if self.match_id is None:
             return
         try:
-            model_call_record(
-                match_id=self.match_id,
-                match_attempt=self.match_attempt,
-                purpose=self.purpose,
-                seat=self.seat,
-                submission_id=self.submission_id,
-                model_id=self.model.pk,
-                call=call,
-            )
+            self._ledger_row(call)
         except Exception:
             logger.exception(
                 "match %s: a model call could not be written to the ledger", self.match_id
             )
             close_old_connections()
+
+    def _ledger_row(self, call: CallRecord) -> None:
+        """Write ``call`` as this caller's ledger row under its match."""
+        assert self.match_id is not None
+        model_call_record(
+            match_id=self.match_id,
+            match_attempt=self.match_attempt,
+            purpose=self.purpose,
+            seat=self.seat,
+            submission_id=self.submission_id,
+            model_id=self.model.pk,
+            call=call,
+        )
 
 
 #: A hold not settled within this long is a worker that died holding it: the budgets stop counting
@@ -270,15 +275,7 @@ class AgentMeter(MeteredModel):
         try:
             with transaction.atomic():
                 user_lock_id(self.owner_id)
-                model_call_record(
-                    match_id=self.match_id,
-                    match_attempt=self.match_attempt,
-                    purpose=self.purpose,
-                    seat=self.seat,
-                    submission_id=self.submission_id,
-                    model_id=self.model.pk,
-                    call=call,
-                )
+                self._ledger_row(call)
                 AgentModelHold.objects.filter(pk=hold_id).delete()
         except Exception:
             logger.exception(
