@@ -285,8 +285,15 @@ class MatchProgress:
         return f"{turns}; calls answered so far: {seen}"
 
 
-def match_progress(match: Match) -> MatchProgress:
-    """Turns played and lifecycle calls seen so far (the events stored while it runs)."""
+def match_progress(match: Match) -> MatchProgress | None:
+    """Turns played and lifecycle calls seen so far (the events stored while it runs), or None
+    once the match is over.
+
+    The match is read again after its events: a match that finished after the caller read it
+    has had its events packed into its log (``logstore.match_log_archive``), and counting them
+    then would show a running match with nothing played. Its finish is committed before that
+    archive, so a match still running after the count was counted with all its events.
+    """
     counts = dict(
         MatchEvent.objects.filter(match=match)
         .values_list("data__method")
@@ -297,6 +304,8 @@ def match_progress(match: Match) -> MatchProgress:
     max_turns = (
         validation_plan(match.game).max_turns if match.kind == Match.Kind.VALIDATION else None
     )
+    if Match.objects.filter(pk=match.pk).done().exists():
+        return None
     return MatchProgress(
         turn_calls=int(counts.get("on_turn", 0)),
         max_turns=max_turns,

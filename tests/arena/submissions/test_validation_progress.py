@@ -76,3 +76,32 @@ def test_the_submission_page_shows_the_turns_played_while_it_validates(make_user
         "Validation: 3 turns played (at most 12); calls answered so far: on_match_start, "
         "on_round_start, on_turn." in page
     )
+
+
+def test_a_match_that_finishes_after_it_was_read_shows_no_progress(make_user: Any) -> None:
+    """The page reads the match (running), then counts its events: if it finished in between,
+    its events were packed into its log and the count would say "0 turns played" for a match
+    that played them all. Progress is then none, as for any finished match."""
+    from arena.matches.logstore import match_log_archive
+    from arena.matches.selectors import match_progress
+    from arena.matches.services import match_create
+    from arena.submissions.models import Agent
+
+    owner = make_user("xena")
+    agent = Agent.objects.create(owner=owner, game="chess", name="x")
+    submission = Submission.objects.create(
+        agent=agent, version=1, source="", sha256="0" * 64, game_version=1
+    )
+    match = match_create(kind="validation", submissions=[submission, submission])
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    MatchEvent.objects.bulk_create(
+        MatchEvent(match=match, seq=i, seat=i % 2, data={"method": "on_turn", "seq": i})
+        for i in range(4)
+    )
+    read = Match.objects.get(pk=match.pk)  # what the page read: running
+    progress = match_progress(read)
+    assert progress is not None and progress.turn_calls == 4
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    assert match_log_archive(match_id=match.pk) is not None
+    assert not MatchEvent.objects.filter(match=match).exists()
+    assert match_progress(read) is None
