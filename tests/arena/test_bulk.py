@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from arena.bulk import insert_copies
+from arena.bulk import insert_copies, update_columns
 from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings.models import Rating
@@ -100,10 +100,46 @@ def test_last_played_is_read_as_the_same_instant_in_seconds() -> None:
     assert read[never.pk] is None
 
 
+def test_columns_are_updated_row_by_row_and_nothing_else() -> None:
+    rows = [Rating.objects.get(submission=s) for s in make_entries("chess", 4)]
+    before = {r.pk: (r.games, r.wins, r.rating_low) for r in rows}
+    when = datetime(2026, 3, 4, 5, 6, 7, 891000, tzinfo=UTC)
+    changed = rows[:3]
+    updated = update_columns(
+        Rating,
+        [r.pk for r in changed],
+        {
+            "rating": [1500.5, 900.25, 1234.0],
+            "deviation": [50.0, 60.0, 70.0],
+            "last_played": [when, None, when],
+        },
+    )
+    assert updated == 3
+    after = {r.pk: r for r in Rating.objects.filter(pk__in=[r.pk for r in rows])}
+    assert [(after[r.pk].rating, after[r.pk].deviation) for r in changed] == [
+        (1500.5, 50.0),
+        (900.25, 60.0),
+        (1234.0, 70.0),
+    ]
+    assert [after[r.pk].last_played for r in changed] == [when, None, when]
+    untouched = rows[3]
+    assert (after[untouched.pk].rating, after[untouched.pk].deviation) == (
+        untouched.rating,
+        untouched.deviation,
+    )
+    for r in rows:  # columns not named keep their values
+        assert (after[r.pk].games, after[r.pk].wins, after[r.pk].rating_low) == before[r.pk]
+    assert update_columns(Rating, [], {"rating": []}) == 0
+    with pytest.raises(ValueError, match="one value a row"):
+        update_columns(Rating, [rows[0].pk], {"rating": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="not a column"):
+        update_columns(Rating, [rows[0].pk], {"id": [5]})
+
+
 @pytest.mark.postgres
 def test_bulk_on_postgres(tmp_path: Path) -> None:
     """This file's tests again on PostgreSQL (pytest-django's database is per session)."""
     if os.environ.get("ARENA_TEST_DB_VENDOR"):
         pytest.skip("already the PostgreSQL run")
     out = rerun_on_postgres(tmp_path, __file__, "-k", "not on_postgres", timeout_s=300)
-    assert "5 passed" in out, out[-1000:]
+    assert "6 passed" in out, out[-1000:]

@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, FloatField, Func, OuterRef, Q
 from django.utils import timezone
 
+from arena.bulk import update_columns
 from arena.matches.models import Match, Participant
 from arena.matches.services import matches_create_ranked
 from arena.ratings import bradley_terry, ladder, unified
@@ -233,8 +234,13 @@ def ladder_refit(*, game: str, game_version: int) -> LadderRefit | None:
             row.rating, row.deviation = rating, deviation
             row.rating_low, row.rating_high = interval.low, interval.high
             written.append(row)
-        Rating.objects.bulk_update(
-            written, ["rating", "deviation", "rating_low", "rating_high"], batch_size=2000
+        update_columns(
+            Rating,
+            [row.pk for row in written],
+            {
+                name: [getattr(row, name) for row in written]
+                for name in ("rating", "deviation", "rating_low", "rating_high")
+            },
         )
         refit, _ = LadderRefit.objects.update_or_create(
             game=game,
