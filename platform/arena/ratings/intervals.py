@@ -69,21 +69,33 @@ def page_rank_ranges(
     base_params: list[Any] = [game, version, *params]
     if connection.vendor == "postgresql":
         # Strictly above a high: at least the next float after it (width_bucket counts t <= x).
+        # Only the bounds between the page's extremes need a bucket; those beyond them all
+        # (most of the ladder, on its first and last pages) are counted into the end buckets
+        # without one: width_bucket reads its whole array on every row it is given.
         above_edges = [math.nextafter(h, math.inf) for h in highs]
         sql = (
             f"SELECT 'a', width_bucket({low_col}, %s::float8[]), count(*) {head} "  # noqa: S608
-            f"AND {low_col} > %s GROUP BY 2 "
+            f"AND {low_col} > %s AND {low_col} < %s GROUP BY 2 "
+            f"UNION ALL SELECT 'a', %s::int, count(*) {head} AND {low_col} >= %s "
             f"UNION ALL SELECT 'b', width_bucket({high_col}, %s::float8[]), count(*) {head} "
-            f"AND {high_col} < %s GROUP BY 2 "
+            f"AND {high_col} >= %s AND {high_col} < %s GROUP BY 2 "
+            f"UNION ALL SELECT 'b', 0, count(*) {head} AND {high_col} < %s "
             f"UNION ALL SELECT 'n', 0, count(*) {counted}"
         )
         args = [
             above_edges,
             *base_params,
             highs[0],
+            above_edges[-1],
+            len(highs),
+            *base_params,
+            above_edges[-1],
             lows,
             *base_params,
+            lows[0],
             lows[-1],
+            *base_params,
+            lows[0],
             *base_params,
         ]
         with connection.cursor() as cursor:
