@@ -15,6 +15,16 @@ The rules, in order:
   window doubles until it holds an eligible one; within that window the opponent met least
   often lately, then least recently, then nearest in rating, then with the fewest recent
   games, is taken;
+- an uncertain chooser (``deviation`` above ``UNCERTAIN_DEVIATION``, its first ten games or so)
+  weighs, instead of nearness, what the game would teach about its own strength: among the
+  ``CANDIDATES`` opponents nearest its drawn rating (met least often and least recently still
+  first) it takes the one of largest ``information_gain``, which prefers even odds at the
+  ratings held and a well-known opponent (a result against an uncertain one says less about
+  the chooser). On ``bench/ratings_quality.py`` this lifted Kendall's tau after 10 games from
+  0.918 to 0.933 of the information bound (strengths of sd 400; 0.913 to 0.934 at sd 300, 20
+  seeds); applied at every deviation it lifted tau as much but let the fit stretch the scale
+  again (95 % intervals covering 0.86 of true strengths after 30 games at sd 300), so a
+  known entry keeps the draw and nearest rating;
 - never two entries of one owner (house bots are all the house's: see below), and an entry
   plays at most one match per pass (the caller leaves out entries that already have a ranked
   match in flight);
@@ -28,7 +38,8 @@ The rules, in order:
 
 One pass over n free entries takes O(n log n): entries sit in a list sorted by rating, a
 chooser scans outward from its own place and stops at the first opponent it never met lately
-(the best there is within the window), so a large ladder costs a few steps per entry.
+(the best there is within the window; an uncertain chooser at the ``CANDIDATES``-th), so a
+large ladder costs a few steps per entry.
 """
 
 from __future__ import annotations
@@ -36,7 +47,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -45,6 +56,12 @@ FIRST_WINDOW = 100.0
 #: Default wait before two entries whose last match was against each other may meet again
 #: (when nobody else is left for them; ``settings.ARENA_REMATCH_COOLDOWN_S`` in the platform).
 REMATCH_COOLDOWN_S = 120.0
+#: A chooser whose ``deviation`` exceeds this picks the opponent its game teaches most about.
+UNCERTAIN_DEVIATION = 150.0
+#: How many opponents (never met lately, nearest the drawn rating) an uncertain chooser weighs.
+CANDIDATES = 8
+#: Logistic slope of the Elo scale: P(win) = 1 / (1 + exp(-_C * (a - b))).
+_C = math.log(10) / 400.0
 
 
 class Entry(NamedTuple):
@@ -123,6 +140,25 @@ def rematch_wait_s(a: Entry, b: Entry, *, cooldown_s: float) -> float:
     return wait
 
 
+def information_gain(chooser: Entry, opponent: Entry) -> float:
+    """The expected reduction of the variance of ``chooser``'s rating by one game against
+    ``opponent`` (Elo points squared), at the ratings and deviations they hold.
+
+    Against an opponent of exactly known strength a game at win probability p carries Fisher
+    information I = c² p (1 − p) about the chooser (c = ln 10 / 400), with p averaged over the
+    chooser's own uncertainty (the probit approximation); a Gaussian posterior of variance σ²
+    then shrinks by σ⁴ I / (1 + σ² I). The opponent's own uncertainty takes its share of what
+    the result reveals: the gain is scaled by σ² / (σ² + σ_o²).
+    """
+    var = chooser.deviation**2
+    if var <= 0.0:
+        return 0.0
+    spread = math.sqrt(1.0 + 3.0 * _C**2 * var / math.pi**2)
+    p = 1.0 / (1.0 + math.exp(-_C * (chooser.rating - opponent.rating) / spread))
+    info = _C**2 * p * (1.0 - p)
+    return var * var * info / (1.0 + var * info) * var / (var + opponent.deviation**2)
+
+
 def may_meet(a: Entry, b: Entry) -> bool:
     """Whether ``a`` and ``b`` may ever meet on the ladder (rematch and load rules aside)."""
     if a.id == b.id:
@@ -150,10 +186,13 @@ def choose_opponent(
     first_window: float = FIRST_WINDOW,
     house_vs_house: bool,
     rematch_cooldown_s: float | None = None,
+    held: Mapping[int, Entry] | None = None,
 ) -> Entry | None:
     """The opponent ``entry`` takes from ``pool`` by the rules above, or None.
 
     ``rematch_cooldown_s`` None allows no rematch; a number allows one after that cool-down.
+    ``held``: the entries at the ratings they hold (the pool's are drawn), by id; an uncertain
+    chooser weighs its candidates by ``information_gain`` on them. None: nearest alone.
     """
     met = {opponent: entry.opponents.count(opponent) for opponent in entry.opponents}
     last_met: dict[int, int] = {}
@@ -161,6 +200,8 @@ def choose_opponent(
         last_met.setdefault(opponent, index)
     window: float | None = None
     best: tuple[tuple[float, ...], Entry] | None = None
+    informed = held is not None and held[entry.id].deviation > UNCERTAIN_DEVIATION
+    unmet = 0  # candidates never met lately, seen so far
     for distance, other in pool.by_distance(entry):
         if window is not None and distance > window:
             break
@@ -176,13 +217,17 @@ def choose_opponent(
         key: tuple[float, ...] = (
             met.get(other.id, 0),
             -last_met.get(other.id, len(entry.opponents)),
-            distance,
+            -information_gain(held[entry.id], held[other.id])
+            if informed and held is not None
+            else distance,
             other.load,
         )
         if best is None or key < best[0]:
             best = (key, other)
         if other.id not in met:
-            break  # nothing later in the scan can beat a nearest opponent never met lately
+            unmet += 1
+            if not informed or unmet >= CANDIDATES:
+                break  # nothing later in the scan can beat what was seen
     return best[1] if best else None
 
 
@@ -239,6 +284,7 @@ def pair_entries(
                     first_window=first_window,
                     house_vs_house=house_vs_house,
                     rematch_cooldown_s=cooldown,
+                    held=given,
                 )
                 if opponent is not None:
                     pair(entry, opponent)

@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 from arena.matches.models import Match, Participant
 from arena.ratings.models import Rating
-from arena.ratings.pairing import Entry, pair_entries
+from arena.ratings.pairing import (
+    UNCERTAIN_DEVIATION,
+    Entry,
+    _Pool,
+    choose_opponent,
+    information_gain,
+    pair_entries,
+)
 from arena.workflows.ladder import matchmaking_run
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -259,3 +266,27 @@ def test_an_uncertain_entry_meets_the_strengths_it_may_have_a_known_one_its_near
     # Still centred on its rating (the ends of the field stand for every draw beyond them).
     mean_met = sum((900 + 100 * (sub - 10)) * n for sub, n in uncertain.items()) / 200
     assert 1140 < mean_met < 1260
+
+
+def test_an_uncertain_chooser_takes_the_opponent_its_game_teaches_most() -> None:
+    """Above ``UNCERTAIN_DEVIATION`` a chooser weighs its nearest candidates by what a game
+    would teach about it: a well-known opponent a little farther beats an uncertain nearest."""
+    known = Entry(2, 2, 1230, deviation=30.0)
+    unsure = Entry(3, 3, 1200, deviation=300.0)
+    for deviation, expected in ((300.0, known), (UNCERTAIN_DEVIATION - 50.0, unsure)):
+        me = Entry(1, 1, 1200, deviation=deviation)
+        held = {e.id: e for e in (me, known, unsure)}
+        pool = _Pool.of(held.values())
+        assert choose_opponent(me, pool, house_vs_house=False, held=held) == expected
+        # Without the ratings held (nearest alone) the nearest is taken whatever the deviation.
+        assert choose_opponent(me, pool, house_vs_house=False) == unsure
+
+
+def test_information_gain_prefers_even_odds_and_a_known_opponent() -> None:
+    me = Entry(1, 1, 1200, deviation=250.0)
+    even, far = Entry(2, 2, 1200, deviation=40.0), Entry(3, 3, 1700, deviation=40.0)
+    assert information_gain(me, even) > information_gain(me, far)
+    assert information_gain(me, even) > information_gain(me, even._replace(deviation=250.0))
+    assert information_gain(me._replace(deviation=0.0), even) == 0.0
+    # A game can shrink the variance, never past it.
+    assert 0.0 < information_gain(me, even) < 250.0**2
