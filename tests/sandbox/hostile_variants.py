@@ -282,8 +282,11 @@ VARIANTS.update(
     fork_bomb=_exhauster(
         "Fork bomb: every child forks again, forever.\n\nExpected (docker): the pids limit (64, "
         "a cgroup limit) stops the bomb; fork fails in the agent,\nwhich notices and plays on; "
-        "the match ends normally and removing the container ends the bomb.\n",
-        {"reason": "normal", "stdout_has": ["BLOCKED fork"]},
+        "the match ends normally and removing the container ends the bomb.\n\nIt runs alone: "
+        "its 63 children sleep through every freeze and wake together at each thaw, and their "
+        "CPU\nis the agent's own (docs/architecture.md): on a host already loaded by the other "
+        "attacks, a call\nthat needs almost no CPU of its own was once charged past 2 s.\n",
+        {"reason": "normal", "alone": True, "stdout_has": ["BLOCKED fork"]},
         "fork",
         10000,
         "    if os.fork() == 0:\n"
