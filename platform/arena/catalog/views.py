@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.llm.judging import judge_status
 from arena.matches.selectors import ranked_matches
-from arena.ratings.presenter import leaderboard_cells
+from arena.ratings.presenter import leaderboard_cells, leaderboard_rows_html
 from arena.ratings.selectors import leaderboard_page, leaderboard_tops
 from games.core import GameSpec, UnknownGameError, available_game_ids, get_game_spec
 
@@ -74,6 +74,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
         search=request.GET.get("q", ""),
         kind=kind if kind in ("code", "model") else "",
     )
+    cells = leaderboard_cells(board.rows)
     return render(
         request,
         "catalog/game.html",
@@ -84,7 +85,13 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
             "rules_html": rules_html,
             "board": board,
             # The page's rows as the table prints them.
-            "cells": leaderboard_cells(board.rows),
+            "cells": cells,
+            "rows_html": leaderboard_rows_html(
+                cells,
+                ranking=board.ranking,
+                min_matches=board.min_matches,
+                me=request.user.get_username() if request.user.is_authenticated else "",
+            ),
             "bots": sorted(spec.bots),
             "recent": recent,
             "live": ranked_matches(live=True, game=game),

@@ -6,7 +6,9 @@ below (``games.core.ranking.rank_ranges``, LMArena's rule). On an Elo ladder the
 rating's (``Rating.rating_low``/``rating_high``); on a mean-payoff ladder it is the mean payoff's
 Student-t interval (``payoff_low``/``payoff_high``), among the entries ranked there.
 
-Cost: one query for a page, whatever the ladder's size. Each row needs two counts (intervals
+Cost: one query for a page, whatever the ladder's size (``ladder_counts`` gives the ladder's
+size and the number of entries ranked in the same scan, so the page that counts its rows anyway
+needs no third count here). Each row needs two counts (intervals
 wholly above its own, wholly below); the page's thresholds are sent as one sorted list and the
 database puts every interval bound in its bucket (PostgreSQL's ``width_bucket``, on the indexes
 ``rating_by_low``/``rating_by_high`` and their payoff twins), so 50 rows cost one scan of the
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
+from django.db.models import Count, Q, QuerySet
 
 from arena.ratings.models import Rating
 from games.core.ranking import RankRange
@@ -40,6 +43,15 @@ def _base(ranking: str, min_matches: int) -> tuple[str, list[Any]]:
     return "", []
 
 
+def ladder_counts(rows: QuerySet[Rating], *, ranking: str, min_matches: int) -> tuple[int, int]:
+    """``rows``' size and how many of them take part in the ranking with an interval (the
+    ``total`` of ``page_rank_ranges``), in one index-only scan of the measure's low bounds."""
+    low_col = BOUNDS[ranking][0]
+    ranked = Q(games__gte=min_matches) if ranking == "mean_payoff" else None
+    counts = rows.aggregate(total=Count("*"), ranked=Count(low_col, filter=ranked))
+    return int(counts["total"]), int(counts["ranked"])
+
+
 def page_rank_ranges(
     *,
     game: str,
@@ -48,10 +60,12 @@ def page_rank_ranges(
     min_matches: int,
     bounds: dict[int, tuple[float | None, float | None]],
     ranked: dict[int, bool],
+    total: int | None = None,
 ) -> dict[int, RankRange]:
     """The rank range of each row of a page: ``bounds`` maps a rating id to its interval's
     (low, high) for the ladder's measure, ``ranked`` whether the row takes part in the ranking.
-    Rows without an interval or not ranked get none."""
+    Rows without an interval or not ranked get none. ``total``, the entries ranked with an
+    interval (``ladder_counts``), is counted here when not given."""
     wanted = {
         row_id: (low, high)
         for row_id, (low, high) in bounds.items()
@@ -80,8 +94,9 @@ def page_rank_ranges(
             f"UNION ALL SELECT 'b', width_bucket({high_col}, %s::float8[]), count(*) {head} "
             f"AND {high_col} >= %s AND {high_col} < %s GROUP BY 2 "
             f"UNION ALL SELECT 'b', 0, count(*) {head} AND {high_col} < %s "
-            f"UNION ALL SELECT 'n', 0, count(*) {counted}"
         )
+        if total is None:
+            sql += f"UNION ALL SELECT 'n', 0, count(*) {counted}"
         args = [
             above_edges,
             *base_params,
@@ -96,14 +111,13 @@ def page_rank_ranges(
             lows[-1],
             *base_params,
             lows[0],
-            *base_params,
+            *(base_params if total is None else []),
         ]
         with connection.cursor() as cursor:
             cursor.execute(sql, args)
             found = cursor.fetchall()
         above_by_bucket = [0] * (len(highs) + 1)
         below_by_bucket = [0] * (len(lows) + 1)
-        total = 0
         for part, bucket, count in found:
             if part == "a":
                 above_by_bucket[bucket] += count
@@ -115,14 +129,16 @@ def page_rank_ranges(
         sql = (
             f"SELECT 'a', {low_col} {head} AND {low_col} > %s "  # noqa: S608
             f"UNION ALL SELECT 'b', {high_col} {head} AND {high_col} < %s "
-            f"UNION ALL SELECT 'n', count(*) {counted}"
         )
+        args = [*base_params, highs[0], *base_params, lows[-1]]
+        if total is None:
+            sql += f"UNION ALL SELECT 'n', count(*) {counted}"
+            args += base_params
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*base_params, highs[0], *base_params, lows[-1], *base_params])
+            cursor.execute(sql, args)
             found = cursor.fetchall()
         above_by_bucket = [0] * (len(highs) + 1)
         below_by_bucket = [0] * (len(lows) + 1)
-        total = 0
         for part, value, *_ in found:
             if part == "a":
                 # How many of the page's highs lie strictly below this low.
@@ -131,7 +147,7 @@ def page_rank_ranges(
                 below_by_bucket[_count_at_most(lows, value)] += 1
             else:
                 total = int(value)
-    return _ranges(wanted, highs, lows, above_by_bucket, below_by_bucket, total)
+    return _ranges(wanted, highs, lows, above_by_bucket, below_by_bucket, total or 0)
 
 
 def _count_at_most(sorted_values: Sequence[float], value: float) -> int:

@@ -251,9 +251,10 @@ def leaderboard_page(
     """One page of ``game``'s current ladder, best first, optionally only the rows whose agent
     name or owner contains ``search``; each row keeps its rank on the whole ladder.
 
-    Five queries whatever the ladder's size: the count, the page's ids, its rows, their rank
-    ranges (``intervals.page_rank_ranges``) and (when searching or filtering) the ranks of the
-    page's rows.
+    Four queries whatever the ladder's size: the counts (the ladder's size and its ranked
+    entries, ``intervals.ladder_counts``), the page's ids, its rows, their rank ranges
+    (``intervals.page_rank_ranges``); searching or filtering counts the rows it keeps and adds
+    the ranks of the page's rows.
     """
     spec = get_game_spec(game)
     ranking = spec.ranking
@@ -268,7 +269,14 @@ def leaderboard_page(
         )
     if kind in ("code", "model"):
         rows = rows.filter(submission__model_entrant__isnull=kind == "code")
-    total = rows.count()
+    ranked_total: int | None = None
+    if search or kind in ("code", "model"):
+        total = rows.count()
+    else:
+        # The whole ladder: its size and the rank ranges' count of ranked entries in one scan.
+        total, ranked_total = intervals.ladder_counts(
+            rows, ranking=ranking, min_matches=min_matches
+        )
     pages = max(1, -(-total // per_page))
     page = max(1, min(page, pages))
     offset = (page - 1) * per_page
@@ -304,6 +312,7 @@ def leaderboard_page(
         min_matches=min_matches,
         bounds={r["id"]: (r[low_key], r[high_key]) for r in chunk},
         ranked={r["id"]: row["ranked"] for r, row in zip(chunk, board, strict=True)},
+        total=ranked_total,
     )
     for r, row in zip(chunk, board, strict=True):
         if r["id"] in ranges:

@@ -41,12 +41,31 @@ def test_fixed_formats_as_the_floatformat_filter_does(value: float, places: int)
 
 
 def test_the_leaderboard_rows_place_preformatted_strings_only() -> None:
-    for name in ("_leaderboard.html", "home.html"):
-        text = (TEMPLATES / name).read_text()
-        loop = re.search(r"{% for (row|r) in (cells|row\.top) %}(.*?){% (empty|endfor)", text, re.S)
-        assert loop, name
-        body = loop.group(3)
-        assert "floatformat" not in body and "{% url" not in body, name
+    text = (TEMPLATES / "home.html").read_text()
+    loop = re.search(r"{% for r in row\.top %}(.*?){% (empty|endfor)", text, re.S)
+    assert loop
+    assert "floatformat" not in loop.group(1) and "{% url" not in loop.group(1)
+    # The game page's table rows are written by the presenter, not looped in the template.
+    board = (TEMPLATES / "_leaderboard.html").read_text()
+    assert "{{ rows_html }}" in board and "{% for row in cells %}" not in board
+
+
+def test_the_game_pages_rows_escape_what_users_named_and_mark_the_visitors_own() -> None:
+    subs = make_entries("chess", 3)
+    play(subs[0], subs[1], "win")
+    hostile = subs[0].agent
+    hostile.name = '<script>alert("x")</script>&'
+    hostile.save(update_fields=["name"])
+    owner = hostile.owner
+    anonymous = Client().get("/games/chess/").content.decode()
+    assert "<script>alert" not in anonymous
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp; v1" in anonymous
+    assert 'class="you"' not in anonymous and " mine" not in anonymous
+    client = Client()
+    client.force_login(owner)
+    signed_in = client.get("/games/chess/").content.decode()
+    assert signed_in.count('<span class="you">yours</span>') == 1
+    assert signed_in.count('<tr class=" mine">') == 1
 
 
 def test_the_game_page_shows_the_presenters_cells() -> None:
