@@ -8,6 +8,7 @@ import markdown  # type: ignore[import-untyped,unused-ignore]  # no stubs in our
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.llm.judging import judge_status
@@ -31,6 +32,14 @@ def _rules_html(game: str, version: int) -> SafeString:
     html = str(markdown.markdown(spec.rules_markdown(), extensions=["tables", "fenced_code"]))
     # rules.md is our own file (not user input), so rendering its HTML is safe.
     return mark_safe(html)  # noqa: S308
+
+
+@cache
+def _strength_html(game: str, version: int) -> SafeString:
+    """The house bots' strength table (``strength.json``, a file of ours that changes only with
+    the game's version), rendered once per process."""
+    html = render_to_string("catalog/_strength.html", {"spec": get_game_spec(game)})
+    return mark_safe(html)  # noqa: S308 - the template escaped what it placed
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -83,6 +92,7 @@ def game(request: HttpRequest, game: str) -> HttpResponse:
             # A judged game without its judge: shown, with why it cannot be played ranked.
             "unavailable": judge_status(spec.id).reason,
             "rules_html": rules_html,
+            "strength_html": _strength_html(spec.id, spec.version),
             "board": board,
             # The page's rows as the table prints them.
             "cells": cells,
