@@ -229,3 +229,58 @@ def test_the_local_model_is_stopped_after_the_workers_that_call_it(
     sup.stop(timeout_s=30)
     assert out.read_text() == "serving"
     assert model.proc is not None and model.proc.poll() is not None  # and then it was stopped
+
+
+def test_the_workers_wait_for_the_local_model_to_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started with the workers, the local model (10-30 s to load) failed the first judged
+    matches as platform errors: the workers now start once it answers ``GET /v1/models``, and
+    not later than ``LOCAL_MODEL_WAIT_S`` or its process's end."""
+    import http.server
+    import socket
+    import threading
+
+    class Models(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.end_headers()
+            self.wfile.write(b'{"data": []}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = arena_run.Command()
+    command.local_model_url = f"http://127.0.0.1:{port}/v1"
+    loading = Child("local model", [sys.executable, "-c", "import time; time.sleep(600)"])
+    sup = Supervisor([loading], env=dict(os.environ), cwd=tmp_path, say=lambda text: None)
+    sup.start(loading)
+    server = http.server.HTTPServer(("127.0.0.1", port), Models)
+    # The model answers only after a while: the wait must last until then.
+    timer = threading.Timer(1.5, lambda: threading.Thread(target=server.serve_forever).start())
+    said: list[str] = []
+    try:
+        timer.start()
+        started = time.monotonic()
+        command._await_local_model(loading, said.append)
+        waited = time.monotonic() - started
+    finally:
+        timer.cancel()
+        server.shutdown()
+        server.server_close()
+    assert waited >= 1.4 and said[-1].startswith("the local model answers"), (waited, said)
+    # A model that never answers holds the workers back only so long...
+    monkeypatch.setattr(arena_run, "LOCAL_MODEL_WAIT_S", 1.0)
+    said.clear()
+    command._await_local_model(loading, said.append)
+    assert "did not answer within 1 s" in said[-1]
+    # ... and not at all once its process has ended.
+    monkeypatch.setattr(arena_run, "LOCAL_MODEL_WAIT_S", 600.0)
+    sup.stop(timeout_s=10)
+    said.clear()
+    started = time.monotonic()
+    command._await_local_model(loading, said.append)
+    assert time.monotonic() - started < 5 and "ended while loading" in said[-1]

@@ -22,21 +22,23 @@ starts and supervises six children, as deploy/ runs them on a server: the four w
   said at once. To reload web on purpose (new code), send SIGHUP to gunicorn's master: gunicorn
   replaces its workers itself, on the same socket.
 
-Each child runs in its own process group. When one dies, its whole group is killed (a worker's
-pool processes die with it), the containers a dead worker's agents ran in are removed, and it is
-started again after a back-off, while the others keep running: the site stays up while the
-worker restarts, and matches go on while beat restarts (a beat embedded in the worker with
-``-B`` would be a worker child nobody restarts when it alone dies). Ctrl-C (or SIGTERM) stops all
-gracefully and kills what is left after ``--stop-timeout`` seconds; then nothing of the run is
-left: every agent container its workers made (warm pool and match containers, running or
-exited) is removed, and a match cut by the stop is queued again at once, its attempt given back
-(a stop is nobody's failure: no forfeit, no rating). A run killed without a clean stop is
-tidied when the next one starts: before the workers start, the running matches no live worker
-claims are queued again, and each worker removes the containers of dead processes when it
-starts. The supervisor is the "child subreaper" of its tree (Linux), so the pool processes of
-a worker it killed are reaped by it instead of staying zombies under a PID 1 that reaps nothing
-(a container's or a micro-VM's), which would make their containers look owned for good. The
-broker is kombu's filesystem transport unless ``REDIS_URL`` is set.
+Each child runs in its own process group. When one dies, its whole group is killed (a worker's pool
+processes die with it), the containers a dead worker's agents ran in are removed, and it is started
+again after a back-off, while the others keep running: the site stays up while the worker restarts,
+and matches go on while beat restarts (a beat embedded in the worker with ``-B`` would be a worker
+child nobody restarts when it alone dies). Where the local model judges the judged games (a seventh
+child), web and the model start first and the rest once the model answers (``LOCAL_MODEL_WAIT_S``
+at most), so the first judged matches find their judge. Ctrl-C (or SIGTERM) stops all gracefully
+and kills what is left after ``--stop-timeout`` seconds; then nothing of the run is left: every
+agent container its workers made (warm pool and match containers, running or exited) is removed,
+and a match cut by the stop is queued again at once, its attempt given back (a stop is nobody's
+failure: no forfeit, no rating). A run killed without a clean stop is tidied when the next one
+starts: before the workers start, the running matches no live worker claims are queued again, and
+each worker removes the containers of dead processes when it starts. The supervisor is the "child
+subreaper" of its tree (Linux), so the pool processes of a worker it killed are reaped by it
+instead of staying zombies under a PID 1 that reaps nothing (a container's or a micro-VM's), which
+would make their containers look owned for good. The broker is kombu's filesystem transport unless
+``REDIS_URL`` is set.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +90,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 REAP_WAIT_S = 10.0
 #: Connections the web socket holds while no gunicorn accepts (gunicorn's own default).
 WEB_BACKLOG = 2048
+#: How long the workers wait, at start, for the local model to answer (it loads in 10-30 s):
+#: started together, the first judged matches found no judge and ended in platform errors.
+LOCAL_MODEL_WAIT_S = 90.0
 
 
 class _Stop(Exception):
@@ -394,10 +401,34 @@ class Command(BaseCommand):
                 "`make llm-server` installs the local model, or set ARENA_JUDGE_MODEL"
             )
             return []
-        local_judge_register(base_url=f"http://127.0.0.1:{port}/v1")
+        self.local_model_url = f"http://127.0.0.1:{port}/v1"
+        local_judge_register(base_url=self.local_model_url)
         env["ARENA_JUDGE_MODEL"] = LOCAL_MODEL_NAME
         self.stdout.write(f"judged games: judged by the local model ({LOCAL_MODEL_NAME})")
         return [Child("local model", argv, stops_last=True)]
+
+    def _await_local_model(self, child: Child, say: Callable[[str], None]) -> None:
+        """Wait until the local model answers ``GET /v1/models``: at most ``LOCAL_MODEL_WAIT_S``,
+        and not once its process has ended (the supervisor restarts it)."""
+        say("the local model is loading; the workers start once it answers")
+        started = time.monotonic()
+        url = f"{self.local_model_url}/models"
+        while time.monotonic() - started < LOCAL_MODEL_WAIT_S:
+            if child.proc is None or child.proc.poll() is not None:
+                say("the local model ended while loading; the workers start without it")
+                return
+            try:
+                with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - our own http URL
+                    pass
+            except OSError:
+                time.sleep(0.5)
+                continue
+            say(f"the local model answers (after {time.monotonic() - started:.0f} s)")
+            return
+        say(
+            f"the local model did not answer within {LOCAL_MODEL_WAIT_S:.0f} s; the workers "
+            "start, and a judged match that finds no judge is played again later"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Prepare, start, supervise, stop."""
@@ -489,8 +520,15 @@ class Command(BaseCommand):
         previous = {s: signal.signal(s, _raise_stop) for s in stops}
         failure = ""
         try:
-            for child in supervisor.children:
+            # The site and the local model first; the workers once the model answers, so that
+            # the first judged matches have their judge.
+            for child in [web, *extra]:
                 supervisor.start(child)
+            if extra:
+                self._await_local_model(extra[0], say)
+            for child in supervisor.children:
+                if child.proc is None:
+                    supervisor.start(child)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Agent Arena is up on http://{options['addr']}/ "
