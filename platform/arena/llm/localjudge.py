@@ -42,3 +42,14 @@ def local_judge_register(*, base_url: str) -> LanguageModel:
         },
     )
     return model
+
+
+def local_judge_withdraw() -> str:
+    """The local model keeps dying: disable it, so the judged games show "no judge" (the judge's
+    model disabled) and matchmaking leaves them alone instead of failing match after match; the
+    next ``make run`` registers it again. Says so in a sentence for the log."""
+    LanguageModel.objects.filter(name=LOCAL_MODEL_NAME).update(enabled=False)
+    return (
+        f"{LOCAL_MODEL_NAME} is disabled, so the judged games show no judge until the next "
+        "`make run` (reinstall it with `make llm-server`); everything else runs on"
+    )

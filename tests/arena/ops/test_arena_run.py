@@ -164,6 +164,49 @@ def test_a_child_that_dies_at_every_start_makes_it_give_up(
         wait_for(checked, timeout_s=120, what="the supervisor to give up on web", every_s=0.05)
 
 
+@pytest.mark.django_db
+def test_a_local_model_that_keeps_dying_is_withdrawn_and_the_rest_runs_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local model dying at every start (a build the CPU cannot run: SIGILL) ended the
+    whole of make run; now it alone stops, and the judged games say they have no judge."""
+    from arena.llm.judging import judge_status
+    from arena.llm.localjudge import LOCAL_MODEL_NAME, local_judge_register, local_judge_withdraw
+    from django.test import override_settings
+
+    monkeypatch.setattr(arena_run, "_remove_containers", lambda say: None)
+    monkeypatch.setattr(arena_run, "MAX_BACKOFF_S", 0.0)
+    local_judge_register(base_url="http://127.0.0.1:9/v1")
+    model = Child(
+        "local model",
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGILL)"],
+        on_give_up=local_judge_withdraw,
+    )
+    web = Child("web", [sys.executable, "-c", "import time; time.sleep(600)"])
+    said: list[str] = []
+    sup = Supervisor([model, web], env=dict(os.environ), cwd=tmp_path, say=said.append)
+    for child in sup.children:
+        sup.start(child)
+    try:
+
+        def withdrawn() -> bool:
+            sup.check()
+            return model.given_up
+
+        wait_for(withdrawn, timeout_s=120, what="the local model to be withdrawn", every_s=0.05)
+        for _ in range(20):  # and never started again, while web runs on
+            sup.check()
+            time.sleep(0.02)
+        assert model.proc is None and model.restarts == arena_run.MAX_QUICK_DEATHS - 1
+        assert web.proc is not None and web.proc.poll() is None
+    finally:
+        sup.stop(timeout_s=10)
+    assert "local model died 5 times" in said[-1] and "(last exit: -4;" in said[-1]
+    assert "is disabled, so the judged games show no judge" in said[-1]
+    with override_settings(ARENA_JUDGE_MODEL=LOCAL_MODEL_NAME):
+        assert "disabled" in (judge_status("passcode").reason or "")
+
+
 def test_web_listens_on_a_socket_the_supervisor_holds_and_a_port_in_use_is_said_at_once() -> None:
     import socket
 

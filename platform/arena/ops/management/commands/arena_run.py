@@ -61,7 +61,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.llm.localjudge import LOCAL_MODEL_NAME, local_judge_register, local_model_argv
+from arena.llm.localjudge import (
+    LOCAL_MODEL_NAME,
+    local_judge_register,
+    local_judge_withdraw,
+    local_model_argv,
+)
 from arena.matches.sandboxing import (
     PROCESS_WARNING,
     detected_backend,
@@ -202,6 +207,11 @@ class Child:
     #: Stopped after every other child (a service the others call, such as the local model
     #: that judges: a match still playing during the stop must not lose its judge first).
     stops_last: bool = False
+    #: For a child the platform can run without (the local model): called when it keeps dying,
+    #: it puts the platform in order without it and says how; the others then run on. A child
+    #: without it that keeps dying ends ``make run``.
+    on_give_up: Callable[[], str] | None = None
+    given_up: bool = False
 
 
 class Supervisor:
@@ -229,6 +239,8 @@ class Supervisor:
         """Start what is due; restart (after a back-off) what has died."""
         now = time.monotonic()
         for child in self.children:
+            if child.given_up:
+                continue
             if child.proc is None:
                 if now >= child.next_start:
                     child.restarts += 1
@@ -246,6 +258,14 @@ class Supervisor:
             child.quick_deaths = child.quick_deaths + 1 if lived < HEALTHY_AFTER_S else 0
             if child.quick_deaths >= MAX_QUICK_DEATHS:
                 child.proc = None
+                if child.on_give_up is not None:
+                    child.given_up = True
+                    self.say(
+                        f"{child.name} died {child.quick_deaths} times in a row within "
+                        f"{HEALTHY_AFTER_S:.0f} s of starting (last exit: {code}; its output "
+                        f"above says why) and is not started again: {child.on_give_up()}"
+                    )
+                    continue
                 raise GaveUp(
                     f"{child.name} died {child.quick_deaths} times in a row within "
                     f"{HEALTHY_AFTER_S:.0f} s of starting (last exit: {code}); its output above "
@@ -405,7 +425,7 @@ class Command(BaseCommand):
         local_judge_register(base_url=self.local_model_url)
         env["ARENA_JUDGE_MODEL"] = LOCAL_MODEL_NAME
         self.stdout.write(f"judged games: judged by the local model ({LOCAL_MODEL_NAME})")
-        return [Child("local model", argv, stops_last=True)]
+        return [Child("local model", argv, stops_last=True, on_give_up=local_judge_withdraw)]
 
     def _await_local_model(self, child: Child, say: Callable[[str], None]) -> None:
         """Wait until the local model answers ``GET /v1/models``: at most ``LOCAL_MODEL_WAIT_S``,
