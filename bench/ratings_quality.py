@@ -3,7 +3,8 @@
 Runs the platform's own matchmaking (``arena.ratings.pairing.pair_entries``), Elo per match
 (``games.core.ranking.elo_update`` and ``elo_deviation_update``, with the recent-games and
 recent-opponents bookkeeping of ``arena.ratings.ladder`` that ``rating_apply`` keeps) and the
-ladder's maximum-likelihood refit (``arena.ratings.bradley_terry.ladder_fit``, what
+ladder's refit (``arena.ratings.bradley_terry.ladder_fit``: the Bradley-Terry fit of every
+result under a normal prior at the spread of the ladder's own ratings, what
 ``services.ladder_refit`` stores on the rows every ``--refit-s`` seconds) on a simulated ladder:
 each agent has a true strength on the Elo scale, a match between a and b is won by a with
 probability 1 / (1 + 10 ** ((b - a) / 400)) (a draw with probability ``--draws``), no sandbox
@@ -26,7 +27,9 @@ Reports, for what the ladder shows (the last refit moved by Elo since):
 - ``information_per_game``: the mean Fisher information of the games played, at the true
   strengths, as a share of an even-odds game's (the bound assumes 1.0 for every game);
 - ``tau_oracle_pairing``: pairing on the true strengths (the same rules), a reference for what
-  even odds in every game would give.
+  even odds in every game would give;
+- ``calibration_95.scale_shown``: the slope of the ratings shown on the true strengths, 1 when
+  the fit keeps their scale.
 Targets: tau >= 0.9 within 30 games per agent; intervals covering 93 to 97 % of true
 strengths; tau >= 97 % of the bound after 10 games.
 
@@ -150,9 +153,13 @@ def play(
     return score_a
 
 
+#: ``ladder_fit``'s population prior; ``--ladder-prior weak`` turns it off (the refit before it).
+POPULATION_PRIOR = True
+
+
 def refit(population: list[Agent], played: list[tuple[int, int, float]]) -> None:
-    """``services.ladder_refit``: the maximum-likelihood fit of every result, per pair as
-    ``PairRecord`` keeps them, warm-started from the rows' ratings, written on the rows."""
+    """``services.ladder_refit``: the fit of every result, per pair as ``PairRecord`` keeps
+    them, warm-started from the rows' ratings, written on the rows."""
     pairs: dict[tuple[int, int], list[float]] = {}
     for a, b, score_a in played:
         key, score = ((a, b), score_a) if a < b else ((b, a), 1.0 - score_a)
@@ -162,6 +169,7 @@ def refit(population: list[Agent], played: list[tuple[int, int, float]]) -> None
     found = ladder_fit(
         [(a, b, m, s) for (a, b), (m, s) in pairs.items()],
         start={a.id: a.rating for a in population},
+        population_prior=POPULATION_PRIOR,
     ).of()
     for agent in population:
         if agent.id in found:
@@ -223,6 +231,7 @@ def simulate(
             truth = [a.strength for a in population]
             taus[f"after_{n}_games"] = kendall_tau([a.rating for a in population], truth)
             taus[f"coverage_after_{n}_games"] = coverage(population)
+            taus[f"scale_after_{n}_games"] = scale(population)
             taus[f"information_after_{n}_games"] = statistics.fmean(information)
             if mle:
                 taus[f"mle_after_{n}_games"] = kendall_tau(bradley_terry(agents, played), truth)
@@ -237,6 +246,18 @@ def coverage(population: list[Agent]) -> float:
     )
     inside = [abs(a.rating - shift - a.strength) <= Z_95 * a.deviation for a in population]
     return sum(inside) / len(inside)
+
+
+def scale(population: list[Agent]) -> float:
+    """The slope of the ratings on the true strengths (both from their population's mean): 1 when
+    the ratings keep the strengths' scale, above 1 when the fit stretches it (then the
+    strongest and weakest sit outside their intervals), below 1 when a prior shrinks it."""
+    mean_rating = statistics.fmean(a.rating for a in population)
+    mean_strength = statistics.fmean(a.strength for a in population)
+    spread = sum((a.strength - mean_strength) ** 2 for a in population)
+    if spread == 0:
+        return 1.0
+    return sum((a.rating - mean_rating) * (a.strength - mean_strength) for a in population) / spread
 
 
 def mean_taus(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -307,6 +328,10 @@ def population(args: argparse.Namespace, spread: float) -> dict[str, object]:
             f"after_{n}_games": elo_only[f"coverage_after_{n}_games"] for n in CALIBRATION
         },
         "goal": "0.93 to 0.97",
+        # The slope of what the ladder shows on the true strengths (``scale``).
+        "scale_shown": {
+            f"after_{n}_games": platform[f"scale_after_{n}_games"] for n in CALIBRATION
+        },
     }
     found["calibration_target_met"] = all(
         0.93 <= platform[f"coverage_after_{n}_games"] <= 0.97 for n in CALIBRATION
@@ -325,13 +350,23 @@ def main() -> None:
     parser.add_argument(
         "--refit-s", type=float, default=REFIT_EVERY_S, help="seconds between ladder refits"
     )
+    parser.add_argument(
+        "--ladder-prior",
+        choices=("population", "weak"),
+        default="population",
+        help="the refit's prior: the platform's (a normal prior at the population's spread), "
+        "or the weak prior alone (the refit before it)",
+    )
     args = parser.parse_args()
+    global POPULATION_PRIOR
+    POPULATION_PRIOR = args.ladder_prior == "population"
     spreads = [float(x) for x in args.spreads.split(",") if x.strip()]
     result: dict[str, object] = {
         "agents": args.agents,
         "draw_probability": args.draws,
         "seeds": args.seeds,
         "refit_every_s": args.refit_s,
+        "ladder_prior": args.ladder_prior,
         "pass_every_s": PASS_EVERY.total_seconds(),
         "target": "tau >= 0.9 within 30 games per agent",
         "k_schedule": (

@@ -9,9 +9,11 @@ error.
 
 The fit maximises the weighted log-likelihood plus one virtual draw of each player against a
 player of the mean strength (a weak prior: an unbeaten player stays finite, and the scale has
-an origin). Newton's method; each step solves H d = g by conjugate gradients with the
-Hessian applied pair by pair (``numpy.bincount``), so a step costs a few passes over the pairs,
-never an n × n matrix: 10,000 players and 500,000 pairs fit in seconds.
+an origin). A ladder's own fit (``ladder_fit``) goes on from there to a normal prior at the
+spread of that first fit's ratings (an empirical-Bayes prior; why in its docstring).
+Newton's method; each step solves H d = g by conjugate gradients with the Hessian applied
+pair by pair (``numpy.bincount``), so a step costs a few passes over the pairs, never an
+n × n matrix: 10,000 players and 500,000 pairs fit in seconds.
 
 Intervals: a weighted likelihood's covariance is the sandwich H⁻¹ J H⁻¹ (J the information with
 squared weights; with equal weights it is H⁻¹), of each strength measured from the players'
@@ -38,6 +40,10 @@ ELO_PER_LOGIT = 400 / math.log(10)
 PRIOR_WEIGHT = 1.0
 #: Players up to which the covariance is inverted exactly (an n × n inverse).
 FULL_COVARIANCE_MAX = 1500
+#: The least spread (Elo points) a ladder's population prior may have: a handful of entries,
+#: or a ladder whose first games have not separated anyone yet, says little about its spread,
+#: and a narrow prior would pull every rating to the mean.
+LADDER_PRIOR_SD_FLOOR = 200.0
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -108,23 +114,37 @@ def fit(
     *,
     start: Floats | None = None,
     max_steps: int = 30,
+    normal_prior: tuple[float, float] | None = None,
+    prior_weight: float = PRIOR_WEIGHT,
 ) -> Fit:
     """Fit ``n`` players from pairs ``(first[i], second[i])`` that met ``games[i]`` times, the
     first scoring ``score_first[i]`` of them, each result counted ``weight[i]`` times.
-    ``start`` (Elo scale) warm-starts the search (a previous fit, or the ladder's ratings)."""
-    theta = np.zeros(n) if start is None else (np.asarray(start, float) - ELO_START) / ELO_PER_LOGIT
+    ``start`` (Elo scale) warm-starts the search (a previous fit, or the ladder's ratings).
+
+    ``normal_prior`` ``(mean, sd)`` on the Elo scale puts a normal prior on every strength in
+    place of the virtual draw (``ladder_fit``'s population prior); the fit is then its
+    posterior mode and the deviations its posterior's."""
+    theta = np.zeros(n)
+    if start is not None and n:
+        # The start gives the players' places relative to each other (what takes the search
+        # long to find); the level is the prior's, so the search starts there: a start far
+        # from it (every row at 2000, say) leaves the virtual draws no curvature to find it by.
+        warm = np.asarray(start, float)
+        if np.all(np.isfinite(warm)):
+            theta = (warm - float(np.mean(warm))) / ELO_PER_LOGIT
+            if normal_prior is not None:
+                theta += (normal_prior[0] - ELO_START) / ELO_PER_LOGIT
     weighted_games = games * weight
     weighted_score = score_first * weight
-    prior = np.full(n, PRIOR_WEIGHT)
+    prior = np.full(n, prior_weight)
     steps = 0
     for steps in range(1, max_steps + 1):  # noqa: B007
         p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
         residual = weighted_score - weighted_games * p
         gradient = _sums(first, residual, n) - _sums(second, residual, n)
-        prior_p = 1.0 / (1.0 + np.exp(-theta))
-        gradient += prior * (0.5 - prior_p)
+        gradient_prior, extra = _prior_terms(theta, prior, normal_prior)
+        gradient += gradient_prior
         pair_info = weighted_games * p * (1.0 - p)
-        extra = prior * prior_p * (1.0 - prior_p)
         diag = _sums(first, pair_info, n) + _sums(second, pair_info, n)
         diag += extra
         step = _solve(gradient, first, second, pair_info, extra, n, diag)
@@ -133,14 +153,26 @@ def fit(
             break
     p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
     info = games * p * (1.0 - p)  # per pair, unweighted
-    prior_p = 1.0 / (1.0 + np.exp(-theta))
-    extra = prior * prior_p * (1.0 - prior_p)
+    _, extra = _prior_terms(theta, prior, normal_prior)
     variance = _sandwich_variance(n, first, second, info, weight, extra)
     return Fit(
         rating=ELO_START + ELO_PER_LOGIT * theta,
         deviation=ELO_PER_LOGIT * np.sqrt(variance),
         iterations=steps,
     )
+
+
+def _prior_terms(
+    theta: Floats, prior: Floats, normal_prior: tuple[float, float] | None
+) -> tuple[Floats, Floats]:
+    """The prior's gradient and its diagonal of the Hessian at ``theta`` (log-odds): the
+    virtual draw against the mean (a logistic term) or a normal prior ``(mean, sd)`` in Elo."""
+    if normal_prior is None:
+        prior_p = 1.0 / (1.0 + np.exp(-theta))
+        return prior * (0.5 - prior_p), prior * prior_p * (1.0 - prior_p)
+    mean = (normal_prior[0] - ELO_START) / ELO_PER_LOGIT
+    precision = (ELO_PER_LOGIT / normal_prior[1]) ** 2
+    return -precision * (theta - mean), np.full(theta.shape, precision)
 
 
 def _sandwich_variance(
@@ -193,13 +225,27 @@ class LadderFit:
 def ladder_fit(
     results: list[tuple[int, int, float, float]],
     start: dict[int, float] | None = None,
+    *,
+    population_prior: bool = True,
 ) -> LadderFit:
-    """The maximum-likelihood fit of one game's ladder (each result counted once) from its
-    results per pair ``(first id, second id, matches, first's score)``, a draw scoring half.
+    """The fit of one game's ladder (each result counted once) from its results per pair
+    ``(first id, second id, matches, first's score)``, a draw scoring half, under a prior fitted
+    to the ladder's own population (an empirical-Bayes normal prior).
+
+    Two fits: the first with the weak prior of one virtual draw (about the maximum-likelihood
+    fit); the spread of its ratings, at least ``LADDER_PRIOR_SD_FLOOR``, and their mean are the
+    prior of the second, whose posterior mode and deviations are returned. Why
+    (docs/architecture.md, "Intervals"): matchmaking pairs on the ratings, so a gap the
+    estimates overstate is seldom played again and the maximum-likelihood fit stretches the
+    scale (8–14 % on the bench, beyond its intervals); a prior at the population's spread holds
+    the scale, and its posterior is valid however the pairs were chosen. Taking the spread of
+    the first fit's ratings, their noise included, keeps the prior wider than the population
+    while games are few (a narrow one pulls the strongest and weakest in past their intervals).
 
     Only the entries that played appear. ``start`` (id -> rating) warm-starts the search: the
     ratings the rows hold (the last fit, moved by the matches since) are a few steps from it.
-    The platform's refit (``services.ladder_refit``) and the ratings-quality bench call this.
+    The platform's refit (``services.ladder_refit``) and the ratings-quality bench call this;
+    ``population_prior`` False returns the first fit (the bench's comparison).
     """
     ids = sorted({a for a, _, _, _ in results} | {b for _, b, _, _ in results})
     index = {key: i for i, key in enumerate(ids)}
@@ -210,5 +256,15 @@ def ladder_fit(
     warm = None
     if start is not None:
         warm = np.array([start.get(key, ELO_START) for key in ids], dtype=np.float64)
-    fitted = fit(len(ids), first, second, games, score, np.ones(len(results)), start=warm)
+    weight = np.ones(len(results))
+    weak = fit(len(ids), first, second, games, score, weight, start=warm)
+    if not population_prior:
+        return LadderFit(ids, weak.rating, weak.deviation)
+    prior = (
+        float(np.mean(weak.rating)) if len(ids) else ELO_START,
+        max(float(np.std(weak.rating)) if len(ids) else 0.0, LADDER_PRIOR_SD_FLOOR),
+    )
+    fitted = fit(
+        len(ids), first, second, games, score, weight, start=weak.rating, normal_prior=prior
+    )
     return LadderFit(ids, fitted.rating, fitted.deviation)

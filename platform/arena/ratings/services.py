@@ -181,14 +181,14 @@ def ratings_recompute(*, game: str, game_version: int) -> int:
 
 
 def ladder_refit(*, game: str, game_version: int) -> LadderRefit | None:
-    """Fit one ladder's rated results again by maximum likelihood (``bradley_terry.ladder_fit``)
-    and store each row's rating, deviation and 95 % interval; None when nothing was played
-    since the last fit.
+    """Fit one ladder's rated results again (``bradley_terry.ladder_fit``: Bradley-Terry under a
+    prior at the spread of the ladder's own population) and store each row's rating, deviation
+    and 95 % interval; None when nothing was played since the last fit.
 
     Why (docs/architecture.md, "Intervals"): Elo's estimate lags behind a strength it has not
     yet reached by more than its own noise, so no interval drawn around it covers the truth
-    as often as it says; the fit of all results at once has no lag, and its covariance is the
-    interval. Between two refits ``rating_apply`` moves the fitted rating and its deviation
+    as often as it says; the fit of all results at once has no lag, and its posterior's
+    covariance is the interval. Between two refits ``rating_apply`` moves the fitted rating and its deviation
     match by match.
 
     The fit runs outside any lock, on the pair results and row snapshot read first; then the
