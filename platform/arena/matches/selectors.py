@@ -218,7 +218,11 @@ def ranked_matches(
         matches = matches.filter(game=game)
     if agent_id is not None:
         matches = matches.filter(participants__submission__agent_id=agent_id).distinct()
-    matches = matches.defer("rounds", "final_state", "stats")
+    if seats:
+        matches = matches.defer("rounds", "final_state", "stats")
+    else:
+        # A list of summaries: what its line shows, not the match's configuration and times.
+        matches = matches.only("id", "game", "kind", "status", "summary")
     if seats:
         with_agents = Participant.objects.select_related("submission__agent__owner").defer(
             "submission__source"
