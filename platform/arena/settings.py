@@ -382,7 +382,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=float(os.environ.get("ARENA_TOURNAMENT_TICK_S", "10"))),
         "options": {"expires": 60.0},
     },
-    # Each ladder's ratings and intervals: a maximum-likelihood refit of its results (the
+    # Each ladder's ratings and intervals: a Bradley-Terry refit of its results (the
     # matches since move them by Elo until the next). Every pass of matchmaking pairs on them.
     "ladder-refits": {
         "task": "arena.workflows.tasks.ladders_refit_task",

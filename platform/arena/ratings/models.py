@@ -21,7 +21,7 @@ class Rating(models.Model):
     submission = models.OneToOneField(Submission, on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=64)
     game_version = models.PositiveIntegerField()
-    #: What the ladder shows and orders by: the last maximum-likelihood refit of the ladder
+    #: What the ladder shows and orders by: the last Bradley-Terry refit of the ladder
     #: (``services.ladder_refit``), moved by Elo (``games.core.ranking.elo_update``) for each
     #: match applied since; Elo alone until the first refit.
     rating = models.FloatField(default=1200.0)
@@ -200,7 +200,7 @@ class PairRecord(models.Model):
 
 
 class LadderRefit(models.Model):
-    """The last maximum-likelihood refit of one ladder (``services.ladder_refit``): the ratings
+    """The last Bradley-Terry refit of one ladder (``services.ladder_refit``): the ratings
     and intervals its rows show were set by it, then moved by the matches played since."""
 
     game = models.CharField(max_length=64)
