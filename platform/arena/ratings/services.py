@@ -188,8 +188,8 @@ def ladder_refit(*, game: str, game_version: int) -> LadderRefit | None:
     Why (docs/architecture.md, "Intervals"): Elo's estimate lags behind a strength it has not
     yet reached by more than its own noise, so no interval drawn around it covers the truth
     as often as it says; the fit of all results at once has no lag, and its posterior's
-    covariance is the interval. Between two refits ``rating_apply`` moves the fitted rating and its deviation
-    match by match.
+    covariance is the interval. Between two refits ``rating_apply`` moves the fitted rating
+    and its deviation match by match.
 
     The fit runs outside any lock, on the pair results and row snapshot read first; then the
     ladder's rows are locked (in id order, as ``rating_apply`` locks two) and a row is written
