@@ -115,7 +115,7 @@ def fit(
     start: Floats | None = None,
     max_steps: int = 30,
     normal_prior: tuple[float, float] | None = None,
-    prior_weight: float = PRIOR_WEIGHT,
+    deviations: bool = True,
 ) -> Fit:
     """Fit ``n`` players from pairs ``(first[i], second[i])`` that met ``games[i]`` times, the
     first scoring ``score_first[i]`` of them, each result counted ``weight[i]`` times.
@@ -123,7 +123,8 @@ def fit(
 
     ``normal_prior`` ``(mean, sd)`` on the Elo scale puts a normal prior on every strength in
     place of the virtual draw (``ladder_fit``'s population prior); the fit is then its
-    posterior mode and the deviations its posterior's."""
+    posterior mode and the deviations its posterior's. ``deviations`` False skips them (zeros):
+    up to ``FULL_COVARIANCE_MAX`` players they cost an n × n inverse, more than the fit."""
     theta = np.zeros(n)
     if start is not None and n:
         # The start gives the players' places relative to each other (what takes the search
@@ -136,7 +137,7 @@ def fit(
                 theta += (normal_prior[0] - ELO_START) / ELO_PER_LOGIT
     weighted_games = games * weight
     weighted_score = score_first * weight
-    prior = np.full(n, prior_weight)
+    prior = np.full(n, PRIOR_WEIGHT)
     steps = 0
     for steps in range(1, max_steps + 1):  # noqa: B007
         p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
@@ -154,7 +155,9 @@ def fit(
     p = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second])))
     info = games * p * (1.0 - p)  # per pair, unweighted
     _, extra = _prior_terms(theta, prior, normal_prior)
-    variance = _sandwich_variance(n, first, second, info, weight, extra)
+    variance = (
+        _sandwich_variance(n, first, second, info, weight, extra) if deviations else np.zeros(n)
+    )
     return Fit(
         rating=ELO_START + ELO_PER_LOGIT * theta,
         deviation=ELO_PER_LOGIT * np.sqrt(variance),
@@ -257,7 +260,10 @@ def ladder_fit(
     if start is not None:
         warm = np.array([start.get(key, ELO_START) for key in ids], dtype=np.float64)
     weight = np.ones(len(results))
-    weak = fit(len(ids), first, second, games, score, weight, start=warm)
+    # The first fit's deviations are not used unless it is returned.
+    weak = fit(
+        len(ids), first, second, games, score, weight, start=warm, deviations=not population_prior
+    )
     if not population_prior:
         return LadderFit(ids, weak.rating, weak.deviation)
     prior = (
