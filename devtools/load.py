@@ -18,7 +18,7 @@ def container_churn(
     the engine clean know them) and ``labels``.
     """
     from sandbox.container_config import LABEL, OWNER_LABEL, owner
-    from sandbox.engine import docker_client
+    from sandbox.engine import current, docker_client
     from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
 
     stop = threading.Event()
@@ -37,7 +37,9 @@ def container_churn(
             try:
                 api.start(cid)
             finally:
-                api.remove_container(cid, force=True)
+                # ``true`` exits as the kill comes: the engine's 409 that the sandbox's own
+                # removals retry would end this thread and leave the container behind.
+                current().remove_now(cid)
             counts["containers"] += 1
 
     thread = threading.Thread(target=loop, name="churn", daemon=True)

@@ -39,8 +39,12 @@ ENGINE_ERRORS = (
 #: How long the remover waits for a closed agent's harness to exit by itself (it sees the end of
 #: its input) before the engine kills it.
 EXIT_WAIT_S = 1.0
-#: Pauses before each new attempt at a removal the engine refused (``DockerEngine.remove_now``).
-REMOVE_RETRY_PAUSES_S = (0.2, 0.5, 1.0, 2.0)
+#: Pauses before each new attempt at a removal the engine refused (``DockerEngine.remove_now``):
+#: about 30 s in all. A container that exits as the engine kills it is refused with 409 "is not
+#: running" until the engine has handled its exit, which a host busy creating and removing
+#: containers delays by seconds (3.7 s of retries once left one behind in CI); the removals run
+#: in the background, so waiting longer costs no match anything.
+REMOVE_RETRY_PAUSES_S = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 #: Threads removing containers in the background.
 REMOVER_THREADS = 2
 
@@ -116,8 +120,8 @@ class DockerEngine:
         ``remove(force=True)`` of a container that exits by itself at that moment fails with 409
         "Could not kill running container ..., cannot remove - Container ... is not running":
         the engine saw it running, then could not kill it. A busy host widens that window (a
-        harness that takes over ``EXIT_WAIT_S`` to end); the next attempt finds it exited and
-        removes it.
+        harness that takes over ``EXIT_WAIT_S`` to end) and keeps the engine refusing until it
+        has handled the exit; a later attempt finds it exited and removes it.
         """
         for attempt, pause in enumerate((*REMOVE_RETRY_PAUSES_S, None)):
             try:

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -84,6 +84,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(config.rootpath))))
 
 
+@pytest.fixture(autouse=True)
+def _no_sandbox_container_left(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every Docker test: this process left no sandbox container behind."""
+    yield
+    if request.node.get_closest_marker("docker") is None:
+        return
+    from games.core.errors import PlatformError
+    from sandbox.engine import ENGINE_ERRORS, current
+
+    try:
+        current().client().api.ping()
+    except (PlatformError, *ENGINE_ERRORS):
+        return  # no engine: the test skipped (or failed) for that already
+    assert_no_container_left()
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove what this run's instances left on the Docker engine (a killed worker's containers,
     say), and nothing else: other runs and deployments share the engine. Says how many."""
@@ -106,6 +122,37 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if ours:
         print(f"\nremoving {len(ours)} sandbox containers this test run left")
         remove_containers(ours)
+
+
+def assert_no_container_left() -> None:
+    """Fail when this process has sandbox containers it did not remove (its warm pool's and
+    reuse cache's idle ones aside); remove them first, so the test that left them fails and not
+    every Docker test after it, and say what each one was (name, state, the end of its log)."""
+    from sandbox.engine import ENGINE_ERRORS, current
+    from sandbox.pool import own_containers
+
+    left = own_containers()
+    if not left:
+        return
+    api = current().client().api
+    described = []
+    for container in left:
+        try:
+            log = api.logs(container["Id"], tail=20).decode("utf-8", "replace").strip()
+        except ENGINE_ERRORS as exc:
+            log = f"(no log: {exc})"
+        names = ",".join(container.get("Names") or ["?"])
+        labels = container.get("Labels") or {}
+        described.append(
+            f"{names} {container['Id'][:12]} created {container.get('Created')} "
+            f"{container.get('Status')} pool={labels.get('arena.sandbox.pool', '0')} log: {log!r}"
+        )
+    from sandbox import remove_containers
+
+    remove_containers([container["Id"] for container in left])
+    raise AssertionError(
+        f"{len(left)} sandbox container(s) left behind (now removed):\n" + "\n".join(described)
+    )
 
 
 def require_part(available: bool, reason: str) -> None:

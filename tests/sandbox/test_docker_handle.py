@@ -332,3 +332,32 @@ def test_seccomp_profile_names_every_call_of_design_section_4() -> None:
     # AF_UNIX, AF_INET (the gateway on lo), AF_INET6; netlink (16), packet (17), vsock (40) not.
     assert [f for f in range(64) if not denied_family(f)] == [1, 2, 10]
     assert denied_family(2**32 + 2)
+
+
+def test_the_leak_check_names_a_left_container_and_removes_it() -> None:
+    """The check after every docker test fails on a container this process left, says what it
+    was, and removes it, so only the test that left it fails, not every docker test after it."""
+    from tests.conftest import assert_no_container_left
+
+    require_docker()
+    api = engine.docker_client().api
+    labels = {
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + 3600),
+    }
+    command = ["sh", "-c", "echo left-behind-marker; exit 1"]
+    cid = api.create_container(SandboxLimits().image, command=command, labels=labels)["Id"]
+    try:
+        api.start(cid)
+        api.wait(cid, timeout=30)
+        with pytest.raises(AssertionError) as failed:
+            assert_no_container_left()
+        assert cid[:12] in str(failed.value)
+        assert "left-behind-marker" in str(failed.value)
+        assert not api.containers(all=True, filters={"id": cid})
+        assert_no_container_left()  # nothing left now
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            api.remove_container(cid, force=True)

@@ -22,7 +22,7 @@ import pytest
 from devtools.load import container_churn
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
-from sandbox.pool import own_containers
+from tests.conftest import assert_no_container_left
 from tests.sandbox.conftest import require_docker
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
@@ -70,7 +70,7 @@ def storm() -> Iterator[dict[str, int]]:
                     process.wait()
     finally:
         drain_warm_pool()
-    assert own_containers() == [], "a sandbox container was left behind"
+    assert_no_container_left()
 
 
 def _match(sources: tuple[str, str]) -> MatchRecord:

@@ -18,7 +18,7 @@ from sandbox import (
 from sandbox.container_config import POOL_LABEL
 from sandbox.engine import docker_client, wait_for_removals
 from sandbox.instance import INSTANCE_LABEL
-from sandbox.pool import own_containers
+from tests.conftest import assert_no_container_left
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
 
 pytestmark = pytest.mark.docker
@@ -33,7 +33,7 @@ def warm() -> Iterator[pool.WarmPool]:
     assert current.wait_ready(60), "the warm pool did not fill"
     yield current
     drain_warm_pool()
-    assert own_containers() == [], "a sandbox container was left behind"
+    assert_no_container_left()
 
 
 def _ids(handles: list) -> list[str]:

@@ -20,6 +20,7 @@ import pytest
 from games.core import MatchRecord, MatchSettings, play_match
 from sandbox import SandboxLimits, create_handle, discard_reused, drain_reused
 from sandbox.docker_handle import DockerAgentHandle
+from tests.conftest import assert_no_container_left
 from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, docker_available, require_docker
 from tests.sandbox.test_hostile import OPPONENT, check_one, expectation, source
 
@@ -34,10 +35,8 @@ PLAIN = agent_source(PLAY_HIGHEST)
 def _no_container_left() -> Iterator[None]:
     yield
     if docker_available():
-        from sandbox.pool import own_containers
-
         drain_reused()
-        assert own_containers() == [], "a sandbox container was left behind"
+        assert_no_container_left()
 
 
 def play(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sandbox import pool
-from tests.conftest import require_part, wait_for
+from tests.conftest import assert_no_container_left, require_part, wait_for
 
 
 def test_the_limits_come_from_the_settings(settings: Any) -> None:
@@ -51,7 +51,6 @@ def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
     from arena.matches import sandboxing
 
     from sandbox.engine import docker_ready
-    from sandbox.pool import own_containers
 
     require_part(docker_ready(settings.ARENA_SANDBOX_IMAGE), "needs Docker and the sandbox image")
     settings.ARENA_SANDBOX_BACKEND = "docker"
@@ -68,7 +67,7 @@ def test_a_worker_process_fills_its_pool_and_drains_it(settings: Any) -> None:
         assert sandboxing.drain_pool() == 2
         sandboxing.sandbox_backend.cache_clear()
     assert pool.current() is None
-    assert own_containers() == []
+    assert_no_container_left()
 
 
 @pytest.mark.docker
