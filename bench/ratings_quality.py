@@ -153,13 +153,12 @@ def play(
     return score_a
 
 
-#: ``ladder_fit``'s population prior; ``--ladder-prior weak`` turns it off (the refit before it).
-POPULATION_PRIOR = True
-
-
-def refit(population: list[Agent], played: list[tuple[int, int, float]]) -> None:
+def refit(
+    population: list[Agent], played: list[tuple[int, int, float]], *, population_prior: bool
+) -> None:
     """``services.ladder_refit``: the fit of every result, per pair as ``PairRecord`` keeps
-    them, warm-started from the rows' ratings, written on the rows."""
+    them, warm-started from the rows' ratings, written on the rows; ``population_prior`` False:
+    the weak prior alone (``--ladder-prior weak``, the refit before the population prior)."""
     pairs: dict[tuple[int, int], list[float]] = {}
     for a, b, score_a in played:
         key, score = ((a, b), score_a) if a < b else ((b, a), 1.0 - score_a)
@@ -169,7 +168,7 @@ def refit(population: list[Agent], played: list[tuple[int, int, float]]) -> None
     found = ladder_fit(
         [(a, b, m, s) for (a, b), (m, s) in pairs.items()],
         start={a.id: a.rating for a in population},
-        population_prior=POPULATION_PRIOR,
+        population_prior=population_prior,
     ).of()
     for agent in population:
         if agent.id in found:
@@ -186,6 +185,7 @@ def simulate(
     update: Update = elo_update,
     mle: bool = True,
     refit_every_s: float | None = REFIT_EVERY_S,
+    population_prior: bool = True,
 ) -> dict[str, float]:
     """Kendall's tau at each checkpoint (mean games per agent) for one population.
 
@@ -223,7 +223,7 @@ def simulate(
             played.append((a.id, b.id, play(a, b, rng, draws, now, update)))
         now += PASS_EVERY
         if refit_every_s is not None and (now - last_refit).total_seconds() >= refit_every_s:
-            refit(population, played)
+            refit(population, played, population_prior=population_prior)
             last_refit = now
         mean_games = statistics.fmean(a.games for a in population)
         while checkpoints and mean_games >= checkpoints[0]:
@@ -280,6 +280,7 @@ def population(args: argparse.Namespace, spread: float) -> dict[str, object]:
         "spread": spread,
         "draws": args.draws,
         "refit_every_s": args.refit_s,
+        "population_prior": args.ladder_prior == "population",
     }
     found: dict[str, object] = {
         "strength_sd_elo": spread,
@@ -358,8 +359,6 @@ def main() -> None:
         "or the weak prior alone (the refit before it)",
     )
     args = parser.parse_args()
-    global POPULATION_PRIOR
-    POPULATION_PRIOR = args.ladder_prior == "population"
     spreads = [float(x) for x in args.spreads.split(",") if x.strip()]
     result: dict[str, object] = {
         "agents": args.agents,

@@ -219,15 +219,15 @@ def ranked_matches(
     if agent_id is not None:
         matches = matches.filter(participants__submission__agent_id=agent_id).distinct()
     if seats:
-        matches = matches.defer("rounds", "final_state", "stats")
-    else:
-        # A list of summaries: what its line shows, not the match's configuration and times.
-        matches = matches.only("id", "game", "kind", "status", "summary")
-    if seats:
         with_agents = Participant.objects.select_related("submission__agent__owner").defer(
             "submission__source"
         )
-        matches = matches.prefetch_related(Prefetch("participants", queryset=with_agents))
+        matches = matches.defer("rounds", "final_state", "stats").prefetch_related(
+            Prefetch("participants", queryset=with_agents)
+        )
+    else:
+        # A list of summaries: what its line shows, not the match's configuration and times.
+        matches = matches.only("id", "game", "kind", "status", "summary")
     return list(matches.order_by("-id")[:limit])
 
 
