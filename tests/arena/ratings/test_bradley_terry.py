@@ -10,7 +10,12 @@ import random
 import numpy as np
 import pytest
 from arena.ratings import bradley_terry
-from arena.ratings.bradley_terry import ELO_PER_LOGIT, LADDER_PRIOR_SD_FLOOR, ladder_fit
+from arena.ratings.bradley_terry import (
+    ELO_PER_LOGIT,
+    LADDER_PRIOR_SD_FLOOR,
+    ladder_fit,
+    ladder_prior_sd,
+)
 
 from games.core.ranking import ELO_START
 
@@ -77,8 +82,10 @@ def test_the_ladder_fit_is_the_posterior_under_the_spread_of_its_first_fit() -> 
         np.array([s for *_, s in results]),
         np.ones(len(results)),
     )
-    mean, sd = float(np.mean(first.rating)), float(np.std(first.rating))
-    assert sd > LADDER_PRIOR_SD_FLOOR  # this population's own spread sets the prior
+    mean, sd = float(np.mean(first.rating)), ladder_prior_sd(first.rating)
+    # This population's own spread sets the prior, widened by 1/sqrt(n) for its 24 entries.
+    assert sd == pytest.approx(float(np.std(first.rating)) * (1 + 1 / np.sqrt(24)))
+    assert sd > LADDER_PRIOR_SD_FLOOR
     ids, rating, deviation = _posterior(results, mean, sd)
     found = ladder_fit(results).of()
     assert sorted(found) == ids
