@@ -41,6 +41,7 @@ from typing import Any
 
 from games.core.agent import CallError, CallResult, cap_stdout
 from games.core.errors import AgentCrash, AgentInitError, AgentTimeout, PlatformError
+from sandbox import host_wait
 from sandbox.gateway import ModelGateway
 from sandbox.harness import LIFECYCLE_METHODS, PROTOCOL_VERSION
 from sandbox.limits import SandboxLimits
@@ -176,7 +177,7 @@ class HarnessHandle:
             # The harness imports the OpenAI client before the agent's window: its time.
             backstop_s += GATEWAY_PRELOAD_ALLOWANCE_S
         try:
-            reply, wall_s = self._exchange(request, backstop_s)
+            reply, wall_s = self._exchange(request, backstop_s, host_wait_extends=True)
         except ChannelTimeout:
             self._die()
             raise AgentInitError(
@@ -231,7 +232,7 @@ class HarnessHandle:
             self.gateway.begin_call(method, payload)
         self._thaw()
         try:
-            reply, elapsed_s = self._exchange(request, timeout_s)
+            reply, elapsed_s = self._exchange(request, timeout_s, host_wait_extends=True)
         except ChannelTimeout as exc:
             self._die()
             elapsed = float(exc.args[0]) if exc.args else timeout_s
@@ -277,25 +278,50 @@ class HarnessHandle:
 
     # --- internals ----------------------------------------------------------------------------
 
+    def _agent_threads(self) -> list[int]:
+        """The host's ids of the agent's threads, for the backstop's host-wait extension
+        (``sandbox/host_wait.py``); the backends that can read them say so."""
+        return []
+
     def _die(self) -> None:
         """The agent must not run on: kill it (the container stays until ``close``)."""
         if not self._dead:
             self._dead = True
             self._kill()
 
-    def _exchange(self, request: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float]:
-        """Send one request and read its reply; the clock covers exactly that."""
+    def _exchange(
+        self, request: dict[str, Any], timeout_s: float, *, host_wait_extends: bool = False
+    ) -> tuple[dict[str, Any], float]:
+        """Send one request and read its reply; the clock covers exactly that.
+
+        ``host_wait_extends``: past ``timeout_s`` the wait goes on by as long as one of the
+        agent's threads waited for a CPU the host's other programs held meanwhile
+        (``host_wait.extension_s``: bounded, and none for an agent that ran its backstop's worth
+        of CPU)."""
         request_id = self._next_id
         self._next_id += 1
         data = json.dumps({"id": request_id, **request}, allow_nan=False).encode() + b"\n"
+        mark = host_wait.thread_times(self._agent_threads()) if host_wait_extends else None
         started = time.perf_counter()
         deadline = started + timeout_s
+        host_extension = 0.0
         self._model_s = 0.0
         serves_model = self.gateway is not None and request["type"] == "call"
         try:
             self._send(data, deadline)
             while True:
-                line = self._read_line(deadline)
+                try:
+                    line = self._read_line(deadline)
+                except ChannelTimeout:
+                    if not mark:
+                        raise
+                    now = host_wait.thread_times(self._agent_threads())
+                    more = host_wait.extension_s(mark, now, timeout_s) - host_extension
+                    if more <= 0.001:
+                        raise
+                    host_extension += more
+                    deadline += more
+                    continue
                 if self._agent_process_ended(line):
                     raise ChannelClosed()
                 reply = _parse_reply(

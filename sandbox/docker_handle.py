@@ -31,7 +31,7 @@ import docker.errors
 import requests.exceptions
 
 from games.core.errors import PlatformError
-from sandbox import engine, observe
+from sandbox import engine, host_wait, observe
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.container_config import (
     container_config,
@@ -310,6 +310,12 @@ class DockerAgentHandle(HarnessHandle):
         return self._freezer.method if self._freezer is not None else "pause"
 
     # --- the channel --------------------------------------------------------------------------
+
+    def _agent_threads(self) -> list[int]:
+        # Every thread of the container's cgroup (the supervisor's, idle, waits on no run queue).
+        if self._freezer is None:
+            return []
+        return host_wait.cgroup_threads(self._freezer.directory, self._freezer.version)
 
     def _connected(self, deadline: float) -> socket.socket | None:
         """The channel's socket; the socket channel's first use accepts the supervisor."""

@@ -28,6 +28,7 @@ import warnings
 from pathlib import Path
 from typing import IO, Any
 
+from sandbox import host_wait
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
 from sandbox.limits import SandboxLimits
 
@@ -154,6 +155,9 @@ class ProcessAgentHandle(HarnessHandle):
             for other in _session_members(pid):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(other, signum)
+
+    def _agent_threads(self) -> list[int]:
+        return [] if self._process is None else host_wait.process_threads(self._process.pid)
 
     def _freeze(self) -> None:
         if self.limits.freeze_idle and not self._frozen:

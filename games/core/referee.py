@@ -9,8 +9,9 @@ It is the only place that knows the lifecycle, the clock and the illegal-move pr
   cap instead. A timeout forfeits the match. What is charged is the agent's own time: the window
   its handle measured around the agent's method (a sandbox's harness, inside the container), never
   the platform's delays around it. The handle also gets a hard backstop, the budget plus
-  ``backstop_grace_s``: an agent that never answers, or a harness that lies about its window,
-  forfeits there, so a forged window buys at most the grace. Each call's log entry holds both
+  ``backstop_grace_s`` (which a sandbox extends, boundedly, by the time the host's load kept
+  the agent's threads from a CPU: ``sandbox/host_wait.py``): an agent that never answers, or a
+  harness that lies about its window, forfeits there. Each call's log entry holds both
   figures: ``elapsed_ms`` (charged) and ``wall_ms`` (the controller's, write to reply);
 * an illegal action (or an exception raised in ``on_turn``) is refused and the agent is asked
   again with ``error`` and ``attempt``; the fourth failure in a row forfeits, unless the game
@@ -250,7 +251,12 @@ class _Match:
                     "backstop_ms": round(backstop * 1000, 3),
                     "error": f"{method} did not answer within its {budget:.2f} s budget: the "
                     f"referee stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
-                    f"{self.settings.backstop_grace_s:g} s of grace)",
+                    f"{self.settings.backstop_grace_s:g} s of grace"
+                    + (
+                        ", and the time the host's other programs held its threads from a CPU)"
+                        if exc.elapsed_s > backstop + 0.05
+                        else ")"
+                    ),
                 }
             )
             self._log(entry)

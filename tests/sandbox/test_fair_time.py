@@ -10,9 +10,11 @@ window none may. An agent that really sleeps past its 2 s budget in the same sto
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,8 +22,18 @@ from pathlib import Path
 import pytest
 
 from devtools.load import container_churn
-from games.core import MatchRecord, MatchSettings, play_match
-from sandbox import SandboxLimits, create_handle, drain_warm_pool, start_warm_pool
+from games.core import MatchRecord, MatchSettings, Reason, play_match
+from sandbox import (
+    PROCESS_INSTANCE,
+    SandboxLimits,
+    create_handle,
+    drain_warm_pool,
+    engine,
+    start_warm_pool,
+)
+from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
+from sandbox.engine import docker_client
+from sandbox.instance import INSTANCE_LABEL
 from tests.conftest import assert_no_container_left
 from tests.sandbox.conftest import require_docker
 
@@ -122,25 +134,47 @@ class Agent:
 """
 
 
-def test_a_loaded_host_is_not_charged_to_an_agent_that_computes() -> None:
-    """Two busy loops a core take the CPU from the sandbox: the agent's 300 ms of computing take
-    a second or more of wall time. It is charged what it ran (and what its own processes and its
-    quota cost it), not what the host's other programs took."""
-    require_docker()
-    busy = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"])
-        for _ in range(2 * (os.cpu_count() or 2))
-    ]
+@contextlib.contextmanager
+def other_sandboxes_spinning(count: int) -> Iterator[None]:
+    """``count`` containers of the sandbox image spinning on a CPU each, every one in a cgroup of
+    its own as other matches' agents are (busy processes in one cgroup can weigh as one against
+    the agent's and take nothing from it)."""
+    api = docker_client().api
+    labels = {
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + 600),
+    }
+    spinning = []
     try:
+        for _ in range(count):
+            spinning.append(
+                api.create_container(
+                    SandboxLimits().image,
+                    command=["python3", "-c", "while True: pass"],
+                    labels=labels,
+                    host_config=api.create_host_config(network_mode="none"),
+                )["Id"]
+            )
+            api.start(spinning[-1])
+        yield
+    finally:
+        for cid in spinning:
+            engine.current().remove_now(cid)
+
+
+def test_a_loaded_host_is_not_charged_to_an_agent_that_computes() -> None:
+    """Two spinning sandboxes a core take the CPU from the agent's: its 300 ms of computing take
+    more wall time. It is charged what it ran (and what its own processes and its quota cost
+    it), not what the host's other programs took."""
+    require_docker()
+    with other_sandboxes_spinning(2 * (os.cpu_count() or 2)):
         handles = [
             create_handle(SPINNER, name="spinner", limits=SandboxLimits()),
             create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
         ]
         record = play_match("simple-card", handles, seed=3, settings=MatchSettings(timed=False))
-    finally:
-        for process in busy:
-            process.kill()
-            process.wait()
     assert record.platform_error is None, record.platform_error
     turns = [e for e in record.log if e.get("seat") == 0 and e["method"] == "on_turn"]
     assert len(turns) == 3
@@ -231,3 +265,50 @@ def test_a_model_calling_agent_beside_a_busy_one_is_charged_only_its_own_time(
         # 2.4 s waited on the model, more than the whole budget, none of it charged.
         assert entry["wall_ms"] > 2400 > 2000 > entry["elapsed_ms"]
     assert gateway.calls == 6
+
+
+#: Computes 1.5 s of its own CPU time in each on_turn: within its 2 s budget.
+THINKER = SPINNER.replace("< 0.3", "< 1.5")
+#: Computes forever in its first on_turn.
+LOOPER = SPINNER.replace("while time.process_time() - began < 0.3:", "while True:")
+
+
+def test_an_agent_computing_most_of_its_budget_is_not_cut_while_other_sandboxes_take_the_cpu() -> (
+    None
+):
+    """Two spinning sandboxes a core: an agent computing 1.5 s of its own a turn gets at most
+    two fifths of a core and takes over the budget plus grace (3 s) of wall time. The referee's
+    backstop waits on by the time the host kept its threads from a CPU, so it is charged its
+    1.5 s and plays to the end; one that computes forever is still cut, within two more
+    backstops."""
+    require_docker()
+    with other_sandboxes_spinning(2 * (os.cpu_count() or 2)):
+        thinker = play_match(
+            "simple-card",
+            [
+                create_handle(THINKER, name="thinker", limits=SandboxLimits()),
+                create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
+            ],
+            seed=3,
+        )
+        looper = play_match(
+            "simple-card",
+            [
+                create_handle(LOOPER, name="looper", limits=SandboxLimits()),
+                create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
+            ],
+            seed=3,
+        )
+    assert thinker.platform_error is None, thinker.platform_error
+    assert [s.reason for s in thinker.seats] == [Reason.NORMAL, Reason.NORMAL], thinker.seats
+    turns = [e for e in thinker.log if e.get("seat") == 0 and e["method"] == "on_turn"]
+    assert len(turns) == 3
+    for turn in turns:
+        assert turn["cpu_ms"] >= 1490 and turn["elapsed_ms"] <= 2000, turn
+    # The host's load held it past the old backstop at least once: the extension was needed.
+    assert max(turn["wall_ms"] for turn in turns) > 3000, turns
+
+    assert looper.platform_error is None, looper.platform_error
+    assert looper.seats[0].reason == Reason.TIMEOUT, looper.seats
+    cut = next(e for e in looper.log if e.get("seat") == 0 and e["method"] == "on_turn")
+    assert cut["wall_ms"] <= 3 * 3000 + 500, cut

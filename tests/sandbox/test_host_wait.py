@@ -1,0 +1,41 @@
+"""The backstop's extension for the host's load (``sandbox/host_wait.py``); a docker match under
+that load is in test_fair_time.py."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from sandbox import host_wait
+
+S = 1_000_000_000
+
+
+def test_the_longest_wait_of_one_thread_counts_not_their_sum() -> None:
+    mark = {1: (0, 0), 2: (0, 0)}
+    now = {1: (S // 10, 2 * S), 2: (S // 10, 2 * S)}
+    assert host_wait.extension_s(mark, now, 3.0) == 2.0
+
+
+def test_a_thread_started_during_the_call_counts_from_zero() -> None:
+    assert host_wait.extension_s({1: (0, 5 * S)}, {1: (0, 5 * S), 7: (0, S)}, 3.0) == 1.0
+
+
+def test_the_extension_is_bounded() -> None:
+    assert host_wait.extension_s({1: (0, 0)}, {1: (S, 100 * S)}, 3.0) == host_wait.MAX_FACTOR * 3
+
+
+def test_none_once_the_threads_ran_a_backstops_worth_of_cpu() -> None:
+    # Two threads of 1.5 s each: 3 s of CPU between them, the whole backstop.
+    now = {1: (3 * S // 2, 4 * S), 2: (3 * S // 2, 0)}
+    assert host_wait.extension_s({1: (0, 0), 2: (0, 0)}, now, 3.0) == 0.0
+
+
+def test_the_kernel_counts_a_threads_cpu_and_wait() -> None:
+    tid = threading.get_native_id()
+    before = host_wait.thread_times([tid, 2**22 + 12345])  # the second is no thread
+    sum(range(2_000_000))
+    after = host_wait.thread_times([tid])
+    assert list(before) == [tid]
+    assert after[tid][0] > before[tid][0]
+    assert host_wait.process_threads(os.getpid()) and tid in host_wait.process_threads(os.getpid())
