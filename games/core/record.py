@@ -211,13 +211,19 @@ class MatchRecord:
         """One line for a person: who won, how, and the score."""
         if self.platform_error:
             return f"platform error: {self.platform_error}"
-        scores = " · ".join(f"{s.name} {score_text(s.score)}" for s in self.seats)
+        names = [s.name for s in self.seats]
+        # An agent against itself (a self-play check): say which seat is which.
+        name = {
+            s.seat: f"{s.name} (seat {s.seat + 1})" if names.count(s.name) > 1 else s.name
+            for s in self.seats
+        }
+        scores = " · ".join(f"{name[s.seat]} {score_text(s.score)}" for s in self.seats)
         forfeits = [s for s in self.seats if s.reason not in (Reason.NORMAL, None)]
         winners = [s for s in self.seats if s.outcome is Outcome.WIN]
         if forfeits:
-            who = " and ".join(f"{s.name} {reason_text(s.reason)}" for s in forfeits)
-            head = f"{winners[0].name} won by forfeit" if len(winners) == 1 else "No winner"
+            who = " and ".join(f"{name[s.seat]} {reason_text(s.reason)}" for s in forfeits)
+            head = f"{name[winners[0].seat]} won by forfeit" if len(winners) == 1 else "No winner"
             return f"{head}: {who}. Score when it stopped: {scores}."
         if len(winners) == 1:
-            return f"{winners[0].name} won: {scores}."
+            return f"{name[winners[0].seat]} won: {scores}."
         return f"Draw: {scores}."

@@ -434,3 +434,12 @@ def test_the_summary_names_the_winner_and_prints_scores_as_people_write_them() -
     winner = next(s for s in record.seats if s.outcome == "win")
     assert record.summary().startswith(f"{winner.name} won: ")
     assert ".0" not in record.summary()
+
+
+def test_the_summary_of_an_agent_against_itself_says_which_seat_is_which() -> None:
+    record = play_match("simple-card", [handle(HighestBot, "me"), handle(LowestBot, "me")], seed=1)
+    summary = record.summary()
+    assert "me (seat 1)" in summary and "me (seat 2)" in summary, summary
+    assert summary.startswith(("me (seat 1) won", "me (seat 2) won", "Draw")), summary
+    other = play_match("simple-card", [handle(HighestBot, "a"), handle(LowestBot, "b")], seed=1)
+    assert "seat" not in other.summary()
