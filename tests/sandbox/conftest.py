@@ -40,6 +40,22 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     # A docker test's leftovers are checked after every docker test (tests/conftest.py).
 
 
+def own_container_labels(ttl_s: int = 3600) -> dict[str, str]:
+    """The labels of a sandbox container of this process's instance, made by this process and
+    alive for ``ttl_s`` more seconds: no sweep's to remove, and the leak check's to find."""
+    import time
+
+    from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
+    from sandbox.instance import INSTANCE_LABEL, PROCESS_INSTANCE
+
+    return {
+        LABEL: "1",
+        INSTANCE_LABEL: PROCESS_INSTANCE,
+        OWNER_LABEL: owner(),
+        EXPIRES_LABEL: str(int(time.time()) + ttl_s),
+    }
+
+
 #: Fast limits for tests: freezing on (the default) so that path is exercised.
 TEST_LIMITS = SandboxLimits()
 

@@ -26,7 +26,12 @@ from sandbox.docker_handle import DockerAgentHandle
 from sandbox.instance import INSTANCE_LABEL
 from sandbox.seccomp import DENIED_SYSCALLS, build_profile
 from sandbox.socket_channel import CHANNEL_MOUNT, CHANNEL_PATH
-from tests.sandbox.conftest import PLAY_HIGHEST, agent_source, require_docker
+from tests.sandbox.conftest import (
+    PLAY_HIGHEST,
+    agent_source,
+    own_container_labels,
+    require_docker,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -268,12 +273,7 @@ def test_a_removal_the_engine_refuses_for_a_moment_is_tried_again(
     require_docker()
     api = engine.docker_client().api
     # A container of this process's instance, alive and not expired: no sweep's to remove.
-    labels = {
-        LABEL: "1",
-        INSTANCE_LABEL: PROCESS_INSTANCE,
-        OWNER_LABEL: owner(),
-        EXPIRES_LABEL: str(int(time.time()) + 3600),
-    }
+    labels = own_container_labels()
     cid = api.create_container(SandboxLimits().image, command=["true"], labels=labels)["Id"]
     api.start(cid)
     real_remove = api.remove_container
@@ -341,12 +341,7 @@ def test_the_leak_check_names_a_left_container_and_removes_it() -> None:
 
     require_docker()
     api = engine.docker_client().api
-    labels = {
-        LABEL: "1",
-        INSTANCE_LABEL: PROCESS_INSTANCE,
-        OWNER_LABEL: owner(),
-        EXPIRES_LABEL: str(int(time.time()) + 3600),
-    }
+    labels = own_container_labels()
     command = ["sh", "-c", "echo left-behind-marker; exit 1"]
     cid = api.create_container(SandboxLimits().image, command=command, labels=labels)["Id"]
     try:

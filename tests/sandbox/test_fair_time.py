@@ -14,7 +14,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,18 +23,15 @@ import pytest
 from devtools.load import container_churn
 from games.core import MatchRecord, MatchSettings, Reason, play_match
 from sandbox import (
-    PROCESS_INSTANCE,
     SandboxLimits,
     create_handle,
     drain_warm_pool,
     engine,
     start_warm_pool,
 )
-from sandbox.container_config import EXPIRES_LABEL, LABEL, OWNER_LABEL, owner
 from sandbox.engine import docker_client
-from sandbox.instance import INSTANCE_LABEL
 from tests.conftest import assert_no_container_left
-from tests.sandbox.conftest import require_docker
+from tests.sandbox.conftest import own_container_labels, require_docker
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 
@@ -140,12 +136,7 @@ def other_sandboxes_spinning(count: int) -> Iterator[None]:
     its own as other matches' agents are (busy processes in one cgroup can weigh as one against
     the agent's and take nothing from it)."""
     api = docker_client().api
-    labels = {
-        LABEL: "1",
-        INSTANCE_LABEL: PROCESS_INSTANCE,
-        OWNER_LABEL: owner(),
-        EXPIRES_LABEL: str(int(time.time()) + 600),
-    }
+    labels = own_container_labels(600)
     spinning = []
     try:
         for _ in range(count):
