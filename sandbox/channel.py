@@ -318,14 +318,6 @@ class HarnessHandle:
                     now = host_wait.thread_times(self._agent_threads())
                     more = host_wait.extension_s(mark, now, timeout_s) - host_extension
                     if more <= 0.001:
-                        if host_wait.starved(mark, now, timeout_s):
-                            self._die()
-                            raise PlatformError(
-                                "this machine was too busy to run the agent: its threads "
-                                f"waited over {host_wait.MAX_FACTOR * timeout_s:g} s for a CPU "
-                                f"in {time.perf_counter() - started:.1f} s; the match is not "
-                                "rated and nobody forfeits (operators: fewer matches per core)"
-                            ) from None
                         raise
                     host_extension += more
                     deadline += more

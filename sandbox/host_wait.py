@@ -10,8 +10,7 @@ that sleeps or waits for input does not accrue it. Only the longest wait of one 
 (an agent's own threads competing for its CPU quota do not add up), never more than
 ``MAX_FACTOR`` times the call's backstop, and none once the sandbox's threads have run a
 backstop's worth of CPU: what an agent can gain by making itself wait is bounded, and it is
-charged what the harness measures either way. A call the host starves past that bound
-(``starved``) ends the match as the platform's failure: not rated, nobody forfeits.
+charged what the harness measures either way.
 
 A CPU quota that holds the sandbox back (it used its share) is throttling, not a run-queue
 wait: that stays the agent's own time.
@@ -42,17 +41,6 @@ def thread_times(tids: Iterable[int]) -> Mark:
         except (OSError, ValueError, IndexError):
             continue
     return times
-
-
-def starved(mark: Mark, now: Mark, backstop_s: float) -> bool:
-    """True when the host kept the sandbox from a CPU past what ``extension_s`` grants: one of
-    its threads waited more than ``MAX_FACTOR`` × ``backstop_s`` on a run queue while its threads
-    ran less than a backstop's worth of CPU between them. The agent did not use its time: the
-    machine did not give it any, and that is the platform's failure, not the agent's. (Its own
-    threads competing for its quota cannot get here: they run a CPU's worth while they wait.)"""
-    ran = sum(run - mark.get(tid, (0, 0))[0] for tid, (run, _) in now.items())
-    longest = max((wait - mark.get(tid, (0, 0))[1] for tid, (_, wait) in now.items()), default=0)
-    return ran / 1e9 < backstop_s and longest / 1e9 > MAX_FACTOR * backstop_s
 
 
 def extension_s(mark: Mark, now: Mark, backstop_s: float) -> float:
