@@ -444,6 +444,11 @@ _CGROUP_COUNTERS = (
 )
 #: This thread's scheduler counters: ns on a CPU, ns waiting on a run queue, time slices.
 _THREAD_SCHEDSTAT = "/proc/thread-self/schedstat"
+#: The harness's own flag (``--cpu-of-process``): this sandbox has no cgroup of its own (the
+#: ``process`` backend), so the cgroup files above are the host's or the worker's, whose CPU
+#: time is everyone's; the sandbox's CPU time is then this process's, all its threads.
+CPU_OF_PROCESS_FLAG = "--cpu-of-process"
+_cpu_of_process = False
 
 
 def _read(path: str) -> bytes:
@@ -473,6 +478,10 @@ def _contention() -> tuple[int, int, int, int] | None:
         run, wait = (int(x) for x in _read(_THREAD_SCHEDSTAT).split()[:2])
     except (OSError, ValueError):
         return None
+    if _cpu_of_process:
+        # Children the agent forks are not counted here (the process backend isolates nothing
+        # and runs trusted code: docs/sandbox.md); no CPU quota, so nothing is throttled.
+        return time.process_time_ns(), 0, run, wait
     for usage_path, usage_key, usage_ns, stat_path, throttled_key, throttled_ns in _CGROUP_COUNTERS:
         try:
             used = _counter(usage_path, usage_key) * usage_ns
@@ -1369,4 +1378,5 @@ if __name__ == "__main__":
         if arguments[:1] == ["--channel"] and len(arguments) == 2:
             os._exit(supervise(arguments[1]))
         os._exit(supervise() if not arguments else 2)
+    _cpu_of_process = sys.argv[1:] == [CPU_OF_PROCESS_FLAG]
     os._exit(main())

@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from sandbox import host_wait
 from sandbox.channel import ChannelClosed, ChannelTimeout, HarnessHandle, platform_failure
+from sandbox.harness import CPU_OF_PROCESS_FLAG
 from sandbox.limits import SandboxLimits
 
 HARNESS_PATH = Path(__file__).with_name("harness.py")
@@ -66,7 +67,9 @@ class ProcessAgentHandle(HarnessHandle):
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in _release
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-u", str(HARNESS_PATH)],
+                # The harness takes its CPU time from its own process: the cgroup it sees is
+                # the host's (or this worker's), shared with everything else running.
+                [sys.executable, "-I", "-S", "-u", str(HARNESS_PATH), CPU_OF_PROCESS_FLAG],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,

@@ -326,3 +326,43 @@ def test_a_call_reports_the_agents_window_and_the_controllers_wall_time(backend:
     assert result.elapsed_ms >= 200 - (result.wall_ms - 200)
     assert result.cpu_ms < result.elapsed_ms  # sleeping costs no CPU
     assert result.freeze in ("cgroup-v1", "cgroup-v2", "pause", "signal", None)
+
+
+@pytest.mark.slow
+def test_the_process_backend_charges_its_agent_its_own_cpu_not_the_hosts_load() -> None:
+    """The process backend has no cgroup of its own: the harness takes the sandbox's CPU time
+    from its own process. Busy processes on every core (2 a core) make the agent's 300 ms of
+    computing take longer on the wall; it is charged what it ran, not the host's share.
+    (Reading the host's cgroup instead, it was charged the whole wall: 3832 ms for 1500 ms.)"""
+    import os
+    import subprocess
+    import sys
+
+    body = """
+def on_turn(self, state):
+    import time
+    began = time.process_time()
+    while time.process_time() - began < 0.3:
+        pass
+    return None
+"""
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(2 * (os.cpu_count() or 2))
+    ]
+    try:
+        handle = started("process", agent_source(body))
+        try:
+            results = [handle.call("on_turn", STATE, timeout_s=10) for _ in range(3)]
+        finally:
+            handle.close()
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    for result in results:
+        assert result.error is None, result
+        assert result.cpu_ms is not None and result.cpu_ms >= 290, result
+        assert result.elapsed_ms <= 1.3 * result.cpu_ms + 50, result
+    # The busy loops did take the CPU from it: the wall time shows it.
+    assert max(r.wall_ms or 0 for r in results) > 1.5 * 300, results
