@@ -63,7 +63,12 @@ class ChannelClosed(Exception):
 
 
 class ChannelTimeout(Exception):
-    """Nothing complete arrived before the deadline."""
+    """Nothing complete arrived before the deadline. ``host_wait``: what the backstop's
+    host-wait extension saw of the agent's threads (``host_wait.summary``), where it looked."""
+
+    def __init__(self, *args: object, host_wait: dict[str, float] | None = None) -> None:
+        super().__init__(*args)
+        self.host_wait = host_wait
 
 
 class ReplyTooLarge(Exception):
@@ -236,7 +241,7 @@ class HarnessHandle:
         except ChannelTimeout as exc:
             self._die()
             elapsed = float(exc.args[0]) if exc.args else timeout_s
-            raise AgentTimeout(method, elapsed, timeout_s) from None
+            raise AgentTimeout(method, elapsed, timeout_s, host_wait=exc.host_wait) from None
         except ChannelClosed:
             how = self._exit_description()
             self._die()
@@ -336,7 +341,12 @@ class HarnessHandle:
                 self._model_s += spent
                 deadline += max(0.0, extension)
         except ChannelTimeout:
-            raise ChannelTimeout(time.perf_counter() - started - self._model_s) from None
+            seen = None
+            if mark is not None:
+                seen = host_wait.summary(mark, host_wait.thread_times(self._agent_threads()))
+            raise ChannelTimeout(
+                time.perf_counter() - started - self._model_s, host_wait=seen
+            ) from None
         finished = time.perf_counter()
         if finished > deadline:
             raise ChannelTimeout(finished - started - self._model_s)

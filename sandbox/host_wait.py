@@ -56,6 +56,20 @@ def extension_s(mark: Mark, now: Mark, backstop_s: float) -> float:
     return min(max(0, longest) / 1e9, MAX_FACTOR * backstop_s)
 
 
+def summary(mark: Mark, now: Mark) -> dict[str, float]:
+    """What a timed-out call's log says of the agent's threads since ``mark``: how many were
+    seen (0: none could be read, so nothing was extended), the CPU they ran and the longest
+    run-queue wait of one of them, in ms."""
+    ran = sum(run - mark.get(tid, (0, 0))[0] for tid, (run, _) in now.items())
+    longest = max((wait - mark.get(tid, (0, 0))[1] for tid, (_, wait) in now.items()), default=0)
+    return {
+        "threads": len(now),
+        "threads_at_start": len(mark),
+        "ran_ms": round(max(0, ran) / 1e6, 3),
+        "longest_wait_ms": round(max(0, longest) / 1e6, 3),
+    }
+
+
 def cgroup_threads(directory: Path, version: int) -> list[int]:
     """The thread ids of a cgroup (v1 ``tasks``, v2 ``cgroup.threads``); empty when unreadable."""
     name = "cgroup.threads" if version == 2 else "tasks"

@@ -6,6 +6,8 @@ broke, an agent error says what the agent did.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class IllegalActionError(ValueError):
     """An action that the rules forbid right now; the message names the rule.
@@ -36,7 +38,14 @@ class AgentInitError(AgentError):
 class AgentTimeout(AgentError):
     """A call took longer than the budget it was given (wall time measured by the controller)."""
 
-    def __init__(self, method: str, elapsed_s: float, budget_s: float) -> None:
+    def __init__(
+        self,
+        method: str,
+        elapsed_s: float,
+        budget_s: float,
+        *,
+        host_wait: Mapping[str, float] | None = None,
+    ) -> None:
         super().__init__(
             f"{method} did not answer within {budget_s:.2f} s"
             + (f" (stopped waiting after {elapsed_s:.2f} s)" if elapsed_s else "")
@@ -44,6 +53,9 @@ class AgentTimeout(AgentError):
         self.method = method
         self.elapsed_s = elapsed_s
         self.budget_s = budget_s
+        #: What the sandbox saw of the agent's threads in the call (the backstop's host-wait
+        #: extension: threads, CPU they ran, longest wait for a CPU), where it could look.
+        self.host_wait = dict(host_wait) if host_wait else None
 
 
 class AgentCrash(AgentError):

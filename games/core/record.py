@@ -113,6 +113,9 @@ class LogEntry(TypedDict, total=False):
     elapsed_ms: float | None
     wall_ms: float | None
     backstop_ms: float
+    #: On a timeout, what the backstop's host-wait extension saw of the agent's threads
+    #: (``sandbox/host_wait.py``'s ``summary``: threads seen, CPU they ran, longest wait).
+    host_wait: dict[str, float]
     #: CPU the agent's process used in its window, and how it was frozen afterwards.
     cpu_ms: float | None
     freeze: str | None

@@ -259,6 +259,8 @@ class _Match:
                     ),
                 }
             )
+            if exc.host_wait:
+                entry["host_wait"] = exc.host_wait
             self._log(entry)
             raise _Forfeit(seat, Reason.TIMEOUT, self._timeout_detail(seat, method, exc)) from exc
         except AgentCrash as exc:

@@ -150,8 +150,13 @@ def test_loading_past_the_budget_is_an_init_error(backend: str) -> None:
 def test_a_call_past_the_budget_times_out_and_the_agent_is_stopped(backend: str) -> None:
     handle = started(backend, agent_source("def on_turn(self, state):\n    while True: pass\n"))
     try:
-        with pytest.raises(AgentTimeout):
+        with pytest.raises(AgentTimeout) as timeout:
             handle.call("on_turn", STATE, 0.3)
+        # What the backstop saw of the agent's threads comes with it, for the match's log: the
+        # looping thread ran about the whole backstop (nothing to extend for).
+        seen = timeout.value.host_wait
+        assert seen is not None and seen["threads"] >= 1, seen
+        assert seen["ran_ms"] >= 0.2 * 300, seen
         # Stopped for good: a later call finds no agent.
         with pytest.raises(AgentCrash):
             handle.call("on_turn", STATE, 0.3)

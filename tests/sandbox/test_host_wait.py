@@ -39,3 +39,21 @@ def test_the_kernel_counts_a_threads_cpu_and_wait() -> None:
     assert list(before) == [tid]
     assert after[tid][0] > before[tid][0]
     assert host_wait.process_threads(os.getpid()) and tid in host_wait.process_threads(os.getpid())
+
+
+def test_the_summary_says_what_a_timed_out_call_saw_of_the_threads() -> None:
+    mark = {1: (100_000_000, 0), 2: (0, 5_000_000)}
+    now = {1: (1_600_000_000, 1_400_000_000), 2: (0, 5_000_000), 3: (10_000_000, 2_000_000)}
+    assert host_wait.summary(mark, now) == {
+        "threads": 3,
+        "threads_at_start": 2,
+        "ran_ms": 1510.0,
+        "longest_wait_ms": 1400.0,
+    }
+    # No thread could be read: the log says so (nothing was extended).
+    assert host_wait.summary({}, {}) == {
+        "threads": 0,
+        "threads_at_start": 0,
+        "ran_ms": 0.0,
+        "longest_wait_ms": 0.0,
+    }

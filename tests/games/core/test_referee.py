@@ -10,6 +10,7 @@ import pytest
 
 from games.core import (
     AgentCrash,
+    AgentTimeout,
     InProcessAgentHandle,
     MatchRecord,
     MatchSettings,
@@ -134,6 +135,23 @@ def test_a_timeout_forfeits() -> None:
     record = play_match("simple-card", [handle(Sleepy), handle(HighestBot)], settings=settings)
     assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
     assert "0.1 s" in seat0(record).detail
+
+
+def test_a_timeout_logs_what_the_sandbox_saw_of_the_agents_threads() -> None:
+    """A sandbox's timeout carries what its backstop saw (threads, CPU, the longest wait for a
+    CPU): the match's log keeps it beside the wall time, to tell a slow agent from a busy host."""
+    seen = {"threads": 3, "threads_at_start": 3, "ran_ms": 1500.0, "longest_wait_ms": 20.0}
+
+    class TimesOut(InProcessAgentHandle):
+        def call(self, method: str, payload: Any, timeout_s: float) -> Any:
+            if method == "on_turn":
+                raise AgentTimeout(method, timeout_s + 0.01, timeout_s, host_wait=seen)
+            return super().call(method, payload, timeout_s)
+
+    record = play_match("simple-card", [TimesOut(HighestBot, "slow"), handle(LowestBot)], seed=1)
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
+    (failed,) = [e for e in record.log if e["seat"] == 0 and e["method"] == "on_turn"]
+    assert failed["host_wait"] == seen
 
 
 def test_the_time_bank_absorbs_overruns_and_untimed_matches_wait() -> None:
