@@ -70,7 +70,7 @@ def _posterior(
     return ids, ELO_START + ELO_PER_LOGIT * theta, ELO_PER_LOGIT * np.sqrt(variance)
 
 
-def test_the_ladder_fit_is_the_posterior_under_the_spread_of_its_first_fit() -> None:
+def test_the_ladder_fit_is_the_posterior_under_the_spread_of_its_first_fits() -> None:
     rng = random.Random(3)
     strengths = [rng.gauss(1200, 450) for _ in range(24)]
     results = _results(strengths, 400, seed=5)
@@ -86,7 +86,12 @@ def test_the_ladder_fit_is_the_posterior_under_the_spread_of_its_first_fit() -> 
     # This population's own spread sets the prior, widened by 1/sqrt(n) for its 24 entries.
     assert sd == pytest.approx(float(np.std(first.rating)) * (1 + 1 / np.sqrt(24)))
     assert sd > LADDER_PRIOR_SD_FLOOR
-    ids, rating, deviation = _posterior(results, mean, sd)
+    # One EM step: the spread of that posterior (its ratings' plus their mean variance),
+    # widened the same way, is the prior of the fit returned.
+    _, rating, deviation = _posterior(results, mean, sd)
+    spread = math.sqrt(float(np.mean((rating - rating.mean()) ** 2 + deviation**2)))
+    assert spread != pytest.approx(float(np.std(first.rating)), rel=0.01)
+    ids, rating, deviation = _posterior(results, mean, spread * (1 + 1 / np.sqrt(24)))
     found = ladder_fit(results).of()
     assert sorted(found) == ids
     for key, r, d in zip(ids, rating, deviation, strict=True):
