@@ -341,16 +341,19 @@ class HarnessHandle:
                 self._model_s += spent
                 deadline += max(0.0, extension)
         except ChannelTimeout:
-            seen = None
-            if mark is not None:
-                seen = host_wait.summary(mark, host_wait.thread_times(self._agent_threads()))
-            raise ChannelTimeout(
-                time.perf_counter() - started - self._model_s, host_wait=seen
-            ) from None
+            raise self._timed_out(started, mark) from None
         finished = time.perf_counter()
         if finished > deadline:
-            raise ChannelTimeout(finished - started - self._model_s)
+            raise self._timed_out(started, mark)
         return reply, finished - started
+
+    def _timed_out(self, started: float, mark: host_wait.Mark | None) -> ChannelTimeout:
+        """The timeout of an exchange begun at ``started``: its time (the model's left out),
+        and what the host-wait extension saw of the agent's threads since ``mark``."""
+        seen = None
+        if mark is not None:
+            seen = host_wait.summary(mark, host_wait.thread_times(self._agent_threads()))
+        return ChannelTimeout(time.perf_counter() - started - self._model_s, host_wait=seen)
 
     @contextlib.contextmanager
     def _frozen_meanwhile(self) -> Iterator[None]:

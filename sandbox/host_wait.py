@@ -43,30 +43,36 @@ def thread_times(tids: Iterable[int]) -> Mark:
     return times
 
 
+def _since(mark: Mark, now: Mark) -> tuple[int, int]:
+    """The CPU the threads ran between them since ``mark`` and the longest run-queue wait of
+    one of them, in ns (a thread started since counts from zero)."""
+    ran = sum(run - mark.get(tid, (0, 0))[0] for tid, (run, _) in now.items())
+    longest = max((wait - mark.get(tid, (0, 0))[1] for tid, (_, wait) in now.items()), default=0)
+    return max(0, ran), max(0, longest)
+
+
 def extension_s(mark: Mark, now: Mark, backstop_s: float) -> float:
     """How far past ``backstop_s`` to wait, from the threads' times at the call's start
     (``mark``) and now: the longest run-queue wait of one thread since (a thread started since
     counts from zero), at most ``MAX_FACTOR`` × ``backstop_s``; nothing once the threads have
     run a backstop's worth of CPU between them (an agent that computes past its budget is
     over it by its own time, however slowly the host let it)."""
-    ran = sum(run - mark.get(tid, (0, 0))[0] for tid, (run, _) in now.items())
+    ran, longest = _since(mark, now)
     if ran / 1e9 >= backstop_s:
         return 0.0
-    longest = max((wait - mark.get(tid, (0, 0))[1] for tid, (_, wait) in now.items()), default=0)
-    return min(max(0, longest) / 1e9, MAX_FACTOR * backstop_s)
+    return min(longest / 1e9, MAX_FACTOR * backstop_s)
 
 
 def summary(mark: Mark, now: Mark) -> dict[str, float]:
     """What a timed-out call's log says of the agent's threads since ``mark``: how many were
     seen (0: none could be read, so nothing was extended), the CPU they ran and the longest
     run-queue wait of one of them, in ms."""
-    ran = sum(run - mark.get(tid, (0, 0))[0] for tid, (run, _) in now.items())
-    longest = max((wait - mark.get(tid, (0, 0))[1] for tid, (_, wait) in now.items()), default=0)
+    ran, longest = _since(mark, now)
     return {
         "threads": len(now),
         "threads_at_start": len(mark),
-        "ran_ms": round(max(0, ran) / 1e6, 3),
-        "longest_wait_ms": round(max(0, longest) / 1e6, 3),
+        "ran_ms": round(ran / 1e6, 3),
+        "longest_wait_ms": round(longest / 1e6, 3),
     }
 
 

@@ -351,11 +351,19 @@ def on_turn(self, state):
         pass
     return None
 """
+    # Each loop in a session of its own, as the agent's harness is: with the kernel's
+    # autogroups, loops sharing the test's session weighed as one against the agent's.
     busy = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        subprocess.Popen(
+            [sys.executable, "-c", "print('spinning', flush=True)\nwhile True: pass"],
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+        )
         for _ in range(2 * (os.cpu_count() or 2))
     ]
     try:
+        for process in busy:
+            assert process.stdout is not None and process.stdout.readline() == b"spinning\n"
         handle = started("process", agent_source(body))
         try:
             results = [handle.call("on_turn", STATE, timeout_s=10) for _ in range(3)]
@@ -365,6 +373,8 @@ def on_turn(self, state):
         for process in busy:
             process.kill()
             process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
     for result in results:
         assert result.error is None, result
         assert result.cpu_ms is not None and result.cpu_ms >= 290, result
