@@ -1197,20 +1197,32 @@ class ModelEndpoint:
                 return
 
     def _serve_one(self, conn: Any) -> None:
+        # The connection's slot is given back before its answer is written: a client that has
+        # read the answer and calls again at once must find the slot free, not race this
+        # thread's close (its linger can take a while on a loaded host).
+        released = [False]
+
+        def release() -> None:
+            if not released[0]:
+                released[0] = True
+                with self._lock:
+                    self._active -= 1
+
         try:
             status, body = self._handle(conn)
+            release()
             self._respond(conn, status, body)
         except OSError:
             pass  # the agent closed its end: nobody to answer
         except Exception as exc:  # never let a request kill the endpoint's thread silently
+            release()
             try:  # noqa: SIM105 - contextlib is not loaded here (see the module's docstring)
                 self._respond(conn, *_gateway_error(500, _safe_str(exc), "api_error", "internal"))
             except OSError:
                 pass
         finally:
+            release()
             self._close(conn)
-            with self._lock:
-                self._active -= 1
 
     def _close(self, conn: Any, linger_s: float = 0.2) -> None:
         """Close after the answer, reading (briefly, boundedly) what the client still sends: a

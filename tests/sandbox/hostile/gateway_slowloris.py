@@ -28,8 +28,9 @@ def call():
     return status
 
 
-def slow(results, index):
+def slow(results, index, connected):
     conn = socket.create_connection((HOST, int(PORT)), timeout=3)
+    connected.release()
     answer = b""
     try:
         for byte in b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n":
@@ -53,10 +54,14 @@ class Agent:
     def on_turn(self, state):
         if state["round"] == 1:
             results = ["?"] * 4
-            threads = [threading.Thread(target=slow, args=(results, i)) for i in range(4)]
+            connected = threading.Semaphore(0)
+            threads = [
+                threading.Thread(target=slow, args=(results, i, connected)) for i in range(4)
+            ]
             for t in threads:
                 t.start()
-            time.sleep(0.1)
+            for _ in threads:  # all four are in the endpoint's queue before this call
+                connected.acquire()
             print("MEANWHILE", call())
             for t in threads:
                 t.join()
