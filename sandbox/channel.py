@@ -320,10 +320,7 @@ class HarnessHandle:
                 except ChannelTimeout:
                     if not mark:
                         raise
-                    now = host_wait.thread_times(self._agent_threads())
-                    more = host_wait.extension_s(mark, now, timeout_s) - host_extension
-                    if more <= 0.001:
-                        raise
+                    more = self._host_wait_more(mark, started, timeout_s, host_extension)
                     host_extension += more
                     deadline += more
                     continue
@@ -343,9 +340,37 @@ class HarnessHandle:
         except ChannelTimeout:
             raise self._timed_out(started, mark) from None
         finished = time.perf_counter()
-        if finished > deadline:
+        if finished > deadline and not (
+            mark
+            and finished
+            <= deadline + self._host_wait_more(mark, started, timeout_s, host_extension)
+        ):
             raise self._timed_out(started, mark)
         return reply, finished - started
+
+    def _host_wait_more(
+        self, mark: host_wait.Mark, started: float, timeout_s: float, granted: float
+    ) -> float:
+        """How much longer than ``timeout_s`` plus the ``granted`` extension a call begun at
+        ``started`` may take for the host's load (``host_wait.extension_s``), never past
+        ``MAX_WALL_FACTOR`` backstops in all. Raises ``ChannelTimeout`` when it may not (the
+        agent's own time is up) and ``PlatformError`` when it reached that bound starved (the
+        host gave the agent too little of a CPU to use its time: ``host_wait.starved``)."""
+        now = host_wait.thread_times(self._agent_threads())
+        bound = (host_wait.MAX_WALL_FACTOR - 1) * timeout_s
+        if granted >= bound - 0.001 and host_wait.starved(mark, now, timeout_s):
+            waited = time.perf_counter() - started
+            self._die()
+            raise PlatformError(
+                f"this machine was too busy to run the agent: in {waited:.1f} s its threads "
+                f"ran {host_wait.summary(mark, now)['ran_ms'] / 1000:.2f} s on a CPU and waited "
+                "for one the rest of the time; the match is not rated and nobody forfeits "
+                "(operators: fewer matches per core, docs/operations.md)"
+            )
+        more = min(host_wait.extension_s(mark, now, timeout_s), bound) - granted
+        if more <= 0.001:
+            raise self._timed_out(started, mark)
+        return more
 
     def _timed_out(self, started: float, mark: host_wait.Mark | None) -> ChannelTimeout:
         """The timeout of an exchange begun at ``started``: its time (the model's left out),

@@ -7,10 +7,19 @@ time, as the harness measures it, is within the budget. So the controller extend
 by the time the sandbox's threads waited on a run queue during the call: the kernel counts it
 per thread (``/proc/<tid>/schedstat``, its second field), outside the agent's reach, and a thread
 that sleeps or waits for input does not accrue it. Only the longest wait of one thread counts
-(an agent's own threads competing for its CPU quota do not add up), never more than
-``MAX_FACTOR`` times the call's backstop, and none once the sandbox's threads have run a
-backstop's worth of CPU: what an agent can gain by making itself wait is bounded, and it is
-charged what the harness measures either way.
+(an agent's own threads competing for its CPU quota do not add up), and none once the sandbox's
+threads have run a backstop's worth of CPU: an agent that computes past its budget is cut by its
+own CPU time however slowly the host lets it run, and it is charged what the harness measures
+either way. So the bound is the agent's own progress, not a multiple of wall time: an agent that
+gets a tenth of a core finishes a 1.5 s computation in 15 s, and one that loops forever is cut
+once it has run the backstop's CPU (in 30 s at that share).
+
+A call goes on for at most ``MAX_WALL_FACTOR`` backstops of wall time however busy the host is.
+A call still waiting there while its threads ran less than a backstop of CPU (``starved``) is
+the machine's failure, not the agent's: it was given too little of a CPU to use its time, so the
+match is the platform's to end and play again, never the agent's forfeit. Nothing the agent does
+inside its own cgroup lowers that cgroup's share of the host against others, so it cannot starve
+itself there on purpose; it takes a host loaded past any sane sizing (docs/operations.md).
 
 A CPU quota that holds the sandbox back (it used its share) is throttling, not a run-queue
 wait: that stays the agent's own time.
@@ -22,8 +31,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-#: The backstop is extended by at most this many times its own length for the host's load.
-MAX_FACTOR = 2.0
+#: However busy the host, a call's wall time ends at this many times its backstop: as the
+#: agent's timeout if its threads ran a backstop of CPU by then, else as the host's starvation.
+MAX_WALL_FACTOR = 10.0
 
 #: Thread ids -> (nanoseconds on a CPU, nanoseconds waiting on a run queue) so far.
 Mark = dict[int, tuple[int, int]]
@@ -54,13 +64,23 @@ def _since(mark: Mark, now: Mark) -> tuple[int, int]:
 def extension_s(mark: Mark, now: Mark, backstop_s: float) -> float:
     """How far past ``backstop_s`` to wait, from the threads' times at the call's start
     (``mark``) and now: the longest run-queue wait of one thread since (a thread started since
-    counts from zero), at most ``MAX_FACTOR`` × ``backstop_s``; nothing once the threads have
-    run a backstop's worth of CPU between them (an agent that computes past its budget is
-    over it by its own time, however slowly the host let it)."""
+    counts from zero); nothing once the threads have run a backstop's worth of CPU between them
+    (an agent that computes past its budget is over it by its own time, however slowly the host
+    let it). The caller bounds the whole call at ``MAX_WALL_FACTOR`` backstops."""
     ran, longest = _since(mark, now)
     if ran / 1e9 >= backstop_s:
         return 0.0
-    return min(longest / 1e9, MAX_FACTOR * backstop_s)
+    return longest / 1e9
+
+
+def starved(mark: Mark, now: Mark, backstop_s: float) -> bool:
+    """True when a call at its wall bound (``MAX_WALL_FACTOR`` backstops) got there by the
+    host's doing: one of the sandbox's threads waited on a run queue for all but one backstop of
+    it, while they ran less than a backstop's worth of CPU between them. The agent did not use
+    its time, the machine gave it none. An agent that computed its backstop's worth, or slept or
+    blocked through its time, is not starved: its call is its own timeout."""
+    ran, longest = _since(mark, now)
+    return ran / 1e9 < backstop_s and longest / 1e9 >= (MAX_WALL_FACTOR - 1) * backstop_s
 
 
 def summary(mark: Mark, now: Mark) -> dict[str, float]:

@@ -21,8 +21,21 @@ def test_a_thread_started_during_the_call_counts_from_zero() -> None:
     assert host_wait.extension_s({1: (0, 5 * S)}, {1: (0, 5 * S), 7: (0, S)}, 3.0) == 1.0
 
 
-def test_the_extension_is_bounded() -> None:
-    assert host_wait.extension_s({1: (0, 0)}, {1: (S, 100 * S)}, 3.0) == host_wait.MAX_FACTOR * 3
+def test_the_extension_follows_the_wait_while_the_agent_is_under_its_cpu() -> None:
+    # A thread that ran 1 s and waited 100 s: the host's doing, all of it (the channel bounds
+    # the call's wall time, not this).
+    assert host_wait.extension_s({1: (0, 0)}, {1: (S, 100 * S)}, 3.0) == 100.0
+
+
+def test_a_call_at_its_wall_bound_is_starved_only_if_the_host_held_it() -> None:
+    factor = host_wait.MAX_WALL_FACTOR
+    held = int((factor - 1) * 3 * S)
+    # Waited all but one backstop of the bound and ran 0.5 s: the machine's failure.
+    assert host_wait.starved({1: (0, 0)}, {1: (S // 2, held)}, 3.0)
+    # Waited as long, but its threads ran a backstop's worth between them: its own time is up.
+    assert not host_wait.starved({1: (0, 0), 2: (0, 0)}, {1: (S, held), 2: (2 * S, 0)}, 3.0)
+    # Waited less (it slept or blocked the rest): its own time.
+    assert not host_wait.starved({1: (0, 0)}, {1: (S // 2, held - S)}, 3.0)
 
 
 def test_none_once_the_threads_ran_a_backstops_worth_of_cpu() -> None:
