@@ -269,6 +269,18 @@ THINKER = SPINNER.replace("< 0.3", "< 1.5")
 LOOPER = SPINNER.replace("while time.process_time() - began < 0.3:", "while True:")
 
 
+def _against_a_quick_one(source: str, name: str) -> MatchRecord:
+    """A simple-card match of ``source`` against an agent that answers at once."""
+    return play_match(
+        "simple-card",
+        [
+            create_handle(source, name=name, limits=SandboxLimits()),
+            create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
+        ],
+        seed=3,
+    )
+
+
 def test_an_agent_computing_most_of_its_budget_is_not_cut_while_other_sandboxes_take_the_cpu() -> (
     None
 ):
@@ -279,22 +291,8 @@ def test_an_agent_computing_most_of_its_budget_is_not_cut_while_other_sandboxes_
     it has run the backstop's CPU (however slowly the host lets it, within the wall bound)."""
     require_docker()
     with other_sandboxes_spinning(2 * (os.cpu_count() or 2)):
-        thinker = play_match(
-            "simple-card",
-            [
-                create_handle(THINKER, name="thinker", limits=SandboxLimits()),
-                create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
-            ],
-            seed=3,
-        )
-        looper = play_match(
-            "simple-card",
-            [
-                create_handle(LOOPER, name="looper", limits=SandboxLimits()),
-                create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
-            ],
-            seed=3,
-        )
+        thinker = _against_a_quick_one(THINKER, "thinker")
+        looper = _against_a_quick_one(LOOPER, "looper")
     assert thinker.platform_error is None, thinker.platform_error
     assert [s.reason for s in thinker.seats] == [Reason.NORMAL, Reason.NORMAL], (
         thinker.seats,
@@ -326,13 +324,6 @@ def test_an_agent_the_host_starves_past_the_wall_bound_is_the_platforms_failure(
     require_docker()
     monkeypatch.setattr(host_wait, "MAX_WALL_FACTOR", 2.0)
     with other_sandboxes_spinning(6 * (os.cpu_count() or 2)):
-        record = play_match(
-            "simple-card",
-            [
-                create_handle(THINKER, name="thinker", limits=SandboxLimits()),
-                create_handle(SPINNER.replace("0.3", "0.0"), name="quick", limits=SandboxLimits()),
-            ],
-            seed=3,
-        )
+        record = _against_a_quick_one(THINKER, "thinker")
     assert record.platform_error is not None and "too busy" in record.platform_error, record
     assert all(s.reason != Reason.TIMEOUT for s in record.seats), record.seats
