@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import ValidationError as PydanticValidationError
@@ -126,6 +126,20 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
             "`Content-Type: application/json`"
         )
     return api_refusal(message, exc.status_code)
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    """``/api/`` itself: where the endpoints are described and how to sign a request (django-
+    ninja's own root answers 404 with no docs page)."""
+    return JsonResponse(
+        {
+            "api": api.title,
+            "version": api.version,
+            "openapi": request.build_absolute_uri("/api/openapi.json"),
+            "auth": "send `Authorization: Token <key>`; your key is on the page /accounts/token/ "
+            "or from `arena login`",
+        }
+    )
 
 
 def not_found(request: HttpRequest) -> HttpResponse:

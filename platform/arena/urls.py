@@ -7,6 +7,7 @@ from arena import api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", api.index),
     path("api/", api.api.urls),
     # Any other /api/ path: a JSON 404 in the API's error shape, not the HTML page.
     re_path(r"^api/", api.not_found),

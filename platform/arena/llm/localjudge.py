@@ -27,19 +27,24 @@ def local_model_argv(port: int) -> list[str] | None:
 
 def local_judge_register(*, base_url: str) -> LanguageModel:
     """Register (or point again) the local model at ``base_url``: free, no key, JSON through
-    llama-cpp-python's ``json_object`` with a schema."""
+    llama-cpp-python's ``json_object`` with a schema. When it is first registered, uploaded
+    agents may call it too (README.md's example agent does, by this name): it costs nothing and
+    runs on this machine. An operator who turns that off in the admin keeps the choice: a later
+    ``make run`` points the model again and leaves ``agents_may_call`` as it is."""
+    pointed = {
+        "display_name": "SmolLM2-135M (local)",
+        "base_url": base_url,
+        "model_id": "smollm2",
+        "api_key_env": "",
+        "json_style": LanguageModel.JsonStyle.JSON_OBJECT,
+        "enabled": True,
+        "concurrency": 2,
+        "requests_per_minute": 600,
+    }
     model, _ = LanguageModel.objects.update_or_create(
         name=LOCAL_MODEL_NAME,
-        defaults={
-            "display_name": "SmolLM2-135M (local)",
-            "base_url": base_url,
-            "model_id": "smollm2",
-            "api_key_env": "",
-            "json_style": LanguageModel.JsonStyle.JSON_OBJECT,
-            "enabled": True,
-            "concurrency": 2,
-            "requests_per_minute": 600,
-        },
+        defaults=pointed,
+        create_defaults={**pointed, "agents_may_call": True},
     )
     return model
 

@@ -232,10 +232,15 @@ def agent_model_policy_set(
     models = list(LanguageModel.objects.filter(name__in=names, enabled=True, agents_may_call=True))
     unknown = sorted(set(names) - {m.name for m in models})
     if unknown:
-        callable_names = ", ".join(m.name for m in models_agents_may_call()) or "none"
+        callable_names = ", ".join(m.name for m in models_agents_may_call())
         raise Refused(
-            f"agents may not call {', '.join(unknown)}: the models agents may call are "
-            f"{callable_names}"
+            f"agents may not call {', '.join(unknown)}: "
+            + (
+                f"the models agents may call are {callable_names}"
+                if callable_names
+                else "this site lets agents call no model yet (its operator allows one in the "
+                "admin: Language models, 'Agents may call')"
+            )
         )
     match_budget = _budget(match_budget_usd, "the budget per match (USD)")
     day_budget = _budget(day_budget_usd, "the budget per day (USD)")

@@ -167,6 +167,16 @@ def test_refusals_are_json(make_user: Any) -> None:
     assert api.get("/api/leaderboard/no-such-game").status_code == 404
     assert "error" in post_json(api, "/api/training", {}).json()
     assert api.get("/api/openapi.json").json()["openapi"].startswith("3.")
+    unknown = Client().get("/api/no-such-endpoint")
+    assert unknown.status_code == 404 and "/api/openapi.json" in unknown.json()["error"]
+
+
+def test_the_apis_root_says_where_its_endpoints_are_and_how_to_sign_in() -> None:
+    root = Client().get("/api/")
+    assert root.status_code == 200
+    body = root.json()
+    assert body["openapi"].endswith("/api/openapi.json") and "Token" in body["auth"]
+    assert Client().get(body["openapi"]).json()["openapi"].startswith("3.")
 
 
 def test_others_see_a_seats_state_in_the_games_public_view_during_and_after(

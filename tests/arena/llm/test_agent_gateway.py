@@ -116,6 +116,39 @@ def test_only_the_owner_sets_models_and_only_ones_agents_may_call(make_user: Any
     assert [m.name for m in policy.allowed_models.all()] == ["tiny"]
 
 
+def test_a_site_whose_agents_may_call_no_model_says_who_can_change_that(make_user: Any) -> None:
+    from arena.errors import Refused
+    from arena.llm.models import LanguageModel
+    from arena.llm.services import agent_model_policy_set
+    from arena.submissions.services import submission_create
+
+    LanguageModel.objects.create(
+        name="seats-only", display_name="S", base_url="http://127.0.0.1:9/v1", model_id="s"
+    )
+    submission = submission_create(owner=make_user("alice"), source=MODEL_AGENT)
+    with pytest.raises(Refused, match="lets agents call no model yet .*admin.*Agents may call"):
+        agent_model_policy_set(
+            submission=submission, user=submission.agent.owner, model_names=["seats-only"],
+            match_budget_usd=1, day_budget_usd=1,
+        )  # fmt: skip
+
+
+def test_make_runs_local_model_is_callable_by_agents_and_an_operators_no_is_kept() -> None:
+    """README.md's example agent calls the local model by name on a fresh ``make run``; an
+    operator who withdrew it from agents in the admin keeps that through the next start."""
+    from arena.llm.localjudge import LOCAL_MODEL_NAME, local_judge_register
+    from arena.llm.models import LanguageModel
+    from arena.llm.selectors import models_agents_may_call
+
+    local_judge_register(base_url="http://127.0.0.1:9/v1")
+    assert [m.name for m in models_agents_may_call()] == [LOCAL_MODEL_NAME]
+    LanguageModel.objects.filter(name=LOCAL_MODEL_NAME).update(agents_may_call=False)
+    model = local_judge_register(base_url="http://127.0.0.1:10/v1")
+    model.refresh_from_db()
+    assert model.base_url == "http://127.0.0.1:10/v1" and model.enabled
+    assert not model.agents_may_call and models_agents_may_call() == []
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("kind", ["training", "ranked"])
 def test_a_model_calling_agent_plays_metered_and_its_owner_alone_sees_its_calls(
