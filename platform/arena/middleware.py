@@ -99,7 +99,23 @@ class RequestGuardMiddleware:
         problem = self._bad_input(request)
         if problem:
             return input_refusal(request, problem, 400)
-        return self.get_response(request)
+        response = self.get_response(request)
+        if (
+            response.status_code == 405
+            and request.path_info.startswith("/api/")
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            # django-ninja's own 405 is the plain text "Method not allowed".
+            allowed = response.get("Allow", "")
+            refusal = input_refusal(
+                request,
+                f"{request.method} is not allowed on {request.path}: it answers {allowed} "
+                "(see /api/openapi.json)",
+                405,
+            )
+            refusal["Allow"] = allowed
+            return refusal
+        return response
 
     def process_view(
         self,

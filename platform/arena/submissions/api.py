@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
-from ninja import Router, Schema, Status
+from ninja import Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import model_validator
 
-from arena.api_base import ERRORS, AgentName, PathId, Source, user_of
+from arena.api_base import ERRORS, MAX_ID, AgentName, PathId, Source, user_of
 from arena.competitions.selectors import ladder_state
-from arena.errors import Refused
+from arena.errors import NotFound, Refused
 from arena.llm.schemas import ModelNames, Usd
 from arena.submissions import selectors as submission_selectors
 from arena.submissions import services as submission_services
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.schemas import SubmissionOut
 from arena.workflows import submissions as submission_workflows
+from games.core import UnknownGameError, get_game_spec
 
 router = Router()
 
@@ -142,6 +143,37 @@ def _models_of(choice: _AgentModelsChoice) -> dict[str, Any]:
         "match_budget_usd": choice.match_budget_usd,
         "day_budget_usd": choice.day_budget_usd,
     }
+
+
+class SubmissionPageOut(Schema):
+    submissions: list[SubmissionOut]
+    #: Pass as ``before`` for the next (older) page; null on the last page.
+    next_before: int | None
+
+
+@router.get(
+    "/submissions",
+    response={200: SubmissionPageOut, **ERRORS},
+    summary="Your submissions, newest first (cursor pagination)",
+    operation_id="arena_api_submissions_list",
+)
+def submissions_list(
+    request: HttpRequest,
+    game: Annotated[str, Query(max_length=100, description="only this game's")] = "",
+    before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="a submission id")] = None,
+    per_page: Annotated[int, Query(ge=1, le=100)] = 25,
+) -> Any:
+    """Every version of every agent of yours (archived agents' too), with its validation's
+    verdict; ``GET /api/submissions/{id}`` adds why it is or is not playing now."""
+    if game:
+        try:
+            get_game_spec(game)
+        except UnknownGameError as exc:
+            raise NotFound(str(exc)) from None
+    rows, next_before = submission_selectors.submissions_page(
+        user=user_of(request), game=game, before=before, limit=per_page
+    )
+    return {"submissions": rows, "next_before": next_before}
 
 
 @router.get(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 
 from arena.accounts.models import User
 from arena.errors import Forbidden, NotFound, Refused
@@ -59,6 +59,32 @@ def submissions_of(*, user: object, archived: bool | None = None) -> QuerySet[Su
     return found.select_related("agent", "rating")
 
 
+def submissions_page(
+    *, user: object, game: str = "", before: int | None = None, limit: int = 25
+) -> tuple[list[dict[str, object]], int | None]:
+    """One page of the user's submissions as the API shows them, newest first, and the id to
+    pass as ``before`` for the next (older) page (None on the last): three queries however long
+    the page (the submissions, then their self-play matches)."""
+    found = submissions_of(user=user).order_by("-pk")
+    if game:
+        found = found.filter(agent__game=game)
+    if before is not None:
+        found = found.filter(pk__lt=before)
+    rows = list(found[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    validation = dict(
+        Submission.objects.filter(pk__in=[s.pk for s in rows], seats__match__kind="validation")
+        .annotate(last=Max("seats__match_id"))
+        .values_list("pk", "last")
+    )
+    page = [
+        {**submission_as_dict(s, validation_match=validation.get(s.pk)), "ladder": None}
+        for s in rows
+    ]
+    return page, rows[-1].pk if more and rows else None
+
+
 def archived_agents_count(*, user: object) -> int:
     """How many of the user's agents are archived."""
     return Agent.objects.filter(owner_id=getattr(user, "pk", None), archived__isnull=False).count()
@@ -74,8 +100,14 @@ def agent_get(*, agent_id: int, with_policy: bool = False) -> Agent:
     return agent
 
 
-def submission_as_dict(submission: Submission) -> dict[str, object]:
-    """The API's view of a submission."""
+#: ``submission_as_dict``'s default: look the self-play match up.
+_LOOK_UP = object()
+
+
+def submission_as_dict(
+    submission: Submission, *, validation_match: int | None | object = _LOOK_UP
+) -> dict[str, object]:
+    """The API's view of a submission; ``validation_match`` when the caller read it already."""
     return {
         "id": submission.pk,
         "agent": submission.agent.name,
@@ -87,7 +119,9 @@ def submission_as_dict(submission: Submission) -> dict[str, object]:
         "active": submission.active,
         "sha256": submission.sha256,
         "errors": [],
-        "validation_match": submission_validation_match_id(submission),
+        "validation_match": submission_validation_match_id(submission)
+        if validation_match is _LOOK_UP
+        else validation_match,
     }
 
 

@@ -89,6 +89,38 @@ def test_the_journey_through_the_api(make_user: Any, committed: Any, starter_sou
     assert api.post(f"/api/submissions/{sid}/deactivate").json()["active"] is False
 
 
+def test_a_user_lists_their_own_submissions_page_by_page(
+    make_user: Any, committed: Any, starter_source: str, django_assert_max_num_queries: Any
+) -> None:
+    from games.core import get_game_spec
+
+    alice, bob = token_client(make_user, "alice"), token_client(make_user, "bob")
+    other_game = get_game_spec("split-or-steal").starter_source()
+    mine = [
+        uploaded(alice, committed, starter_source),
+        uploaded(alice, committed, other_game),
+        uploaded(alice, committed, starter_source),
+    ]
+    uploaded(bob, committed, starter_source)
+    with django_assert_max_num_queries(6):  # the token, the page, its self-play matches
+        first = alice.get("/api/submissions", {"per_page": 2}).json()
+    assert [s["id"] for s in first["submissions"]] == mine[:0:-1]
+    assert first["next_before"] == mine[1]
+    last = alice.get("/api/submissions", {"per_page": 2, "before": first["next_before"]}).json()
+    assert [s["id"] for s in last["submissions"]] == [mine[0]] and last["next_before"] is None
+    for row in first["submissions"] + last["submissions"]:
+        detail = alice.get(f"/api/submissions/{row['id']}").json()
+        assert {k: v for k, v in detail.items() if k != "ladder"} == {
+            k: v for k, v in row.items() if k != "ladder"
+        }
+        assert row["status"] == "accepted" and row["validation_match"] is not None
+    games = alice.get("/api/submissions", {"game": "split-or-steal"}).json()["submissions"]
+    assert [s["id"] for s in games] == [mine[1]]
+    unknown = alice.get("/api/submissions", {"game": "no-such-game"})
+    assert unknown.status_code == 404 and "no-such-game" in unknown.json()["error"]
+    assert Client().get("/api/submissions").status_code == 401
+
+
 def test_multipart_upload_with_a_bad_file_says_which_line(make_user: Any) -> None:
     api = token_client(make_user)
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -169,6 +201,9 @@ def test_refusals_are_json(make_user: Any) -> None:
     assert api.get("/api/openapi.json").json()["openapi"].startswith("3.")
     unknown = Client().get("/api/no-such-endpoint")
     assert unknown.status_code == 404 and "/api/openapi.json" in unknown.json()["error"]
+    wrong_method = api.get("/api/training")
+    assert wrong_method.status_code == 405 and wrong_method["Allow"] == "POST"
+    assert wrong_method.json()["error"].startswith("GET is not allowed on /api/training")
 
 
 def test_the_apis_root_says_where_its_endpoints_are_and_how_to_sign_in() -> None:
