@@ -40,7 +40,6 @@ from arena.submissions.services import agent_archive, agent_unarchive, submissio
 from arena.workflows.matches import training_request
 from arena.workflows.submissions import submission_activate, submission_upload
 from games.core import get_game_spec
-from games.core.ranking import ELO_START
 from games.core.record import LogEntry
 
 
@@ -251,6 +250,10 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
         .defer("source")
         .annotate(**ranked_flight(), **pause_flag())
     )
+    # The headline: the rating the ladder holds now for the version on it (the newest active
+    # one), else for the newest rated version, with its 95 % interval, as the boards show it.
+    rated = [s for s in versions if hasattr(s, "rating") and s.rating.games]
+    shown = max(rated, key=lambda s: (s.active, s.version), default=None)
     history = rating_history(agent=the_agent, versions=versions)
     points = [history[0]["before"]] + [h["after"] for h in history] if history else []
     active = [s for s in versions if s.active]
@@ -269,7 +272,7 @@ def agent(request: HttpRequest, agent_id: int) -> HttpResponse:
             "is_owner": request.user.is_authenticated
             and (the_agent.owner_id == request.user.pk or request.user.is_staff),
             "chart": rating_chart_svg(points),
-            "current": points[-1] if points else ELO_START,
+            "shown": shown,
             "matches": agent_ranked_cells(
                 agent_ranked_rows(agent_id=the_agent.pk, versions=[s.pk for s in versions])
             ),

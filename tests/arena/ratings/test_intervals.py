@@ -381,6 +381,15 @@ def test_the_agent_page_shows_each_versions_interval() -> None:
     page = Client().get(f"/submissions/agents/{a.agent_id}/").content.decode()
     assert f"{row.rating:.0f} <span" in page
     assert f"± {row.interval_half_width:.0f}</span>" in page
+    # The headline is the ladder's rating with its interval, not the last match's Elo alone.
+    headline = page.split('id="agent-rating">', 1)[1].split("</h2>", 1)[0]
+    assert headline.startswith(f"Elo {row.rating:.0f} ")
+    assert f"± {row.interval_half_width:.0f}</span>" in headline
+    detail = page.split('id="agent-rating-detail">', 1)[1].split("</p>", 1)[0]
+    assert f"{row.rating_low:.0f} to {row.rating_high:.0f} after 5 rated games" in detail
+    unrated = make_entries("chess", 1)[0]
+    page = Client().get(f"/submissions/agents/{unrated.agent_id}/").content.decode()
+    assert 'id="agent-rating">Not rated yet</h2>' in page
 
 
 def test_the_refit_runs_as_a_maintenance_task_on_beat(settings: Any) -> None:
