@@ -28,6 +28,22 @@ class LadderWaitOut(Schema):
     until: str | None
 
 
+class SubmissionRatingOut(Schema):
+    """A version's ladder rating and its 95 % interval (``rating_low`` to ``rating_high``)."""
+
+    rating: float
+    rating_low: float
+    rating_high: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    #: Where the game ranks by payoff against the field: the mean and its 95 % interval.
+    mean_payoff: float | None
+    payoff_low: float | None
+    payoff_high: float | None
+
+
 class SubmissionOut(Schema):
     model_config = ConfigDict(extra="allow")
 
@@ -42,5 +58,7 @@ class SubmissionOut(Schema):
     sha256: str
     errors: list[Any]
     validation_match: int | None
+    #: Its ladder rating; null before its first rated game.
+    rating: SubmissionRatingOut | None = None
     #: Why it is (not) playing a ranked match now (GET /submissions/{id} only).
     ladder: LadderWaitOut | None = None

@@ -22,7 +22,9 @@ def is_owner(user: object, submission: Submission) -> bool:
 
 def submission_get(*, submission_id: int) -> Submission:
     """A submission or ``NotFound``."""
-    submission = Submission.objects.select_related("agent__owner").filter(pk=submission_id).first()
+    submission = (
+        Submission.objects.select_related("agent__owner", "rating").filter(pk=submission_id).first()
+    )
     if submission is None:
         raise NotFound(f"no submission {submission_id}")
     return submission
@@ -122,6 +124,28 @@ def submission_as_dict(
         "validation_match": submission_validation_match_id(submission)
         if validation_match is _LOOK_UP
         else validation_match,
+        "rating": _rating_as_dict(submission),
+    }
+
+
+def _rating_as_dict(submission: Submission) -> dict[str, object] | None:
+    """The version's ladder rating with its 95 % interval, as the leaderboard shows it (and,
+    where the game ranks by payoff, its mean payoff with its interval); None before its first
+    rated game."""
+    rating = getattr(submission, "rating", None)  # None: no row (a reverse one-to-one)
+    if rating is None or not rating.games:
+        return None
+    return {
+        "rating": round(rating.rating, 1),
+        "rating_low": round(rating.rating_low, 1),
+        "rating_high": round(rating.rating_high, 1),
+        "games": rating.games,
+        "wins": rating.wins,
+        "losses": rating.losses,
+        "draws": rating.draws,
+        "mean_payoff": None if rating.mean_payoff is None else round(rating.mean_payoff, 2),
+        "payoff_low": None if rating.payoff_low is None else round(rating.payoff_low, 2),
+        "payoff_high": None if rating.payoff_high is None else round(rating.payoff_high, 2),
     }
 
 

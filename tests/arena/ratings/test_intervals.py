@@ -390,6 +390,24 @@ def test_the_agent_page_shows_each_versions_interval() -> None:
     unrated = make_entries("chess", 1)[0]
     page = Client().get(f"/submissions/agents/{unrated.agent_id}/").content.decode()
     assert 'id="agent-rating">Not rated yet</h2>' in page
+    # The API's view of the version carries the same rating and interval.
+    from arena.accounts.services import token_get_or_create
+
+    for entry, games in ((a, 5), (unrated, 0)):
+        token = token_get_or_create(user=entry.agent.owner)
+        api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+        shown = api.get(f"/api/submissions/{entry.pk}").json()["rating"]
+        listed = api.get("/api/submissions").json()["submissions"][0]["rating"]
+        assert shown == listed
+        if not games:
+            assert shown is None
+            continue
+        assert (shown["rating"], shown["rating_low"], shown["rating_high"], shown["games"]) == (
+            round(row.rating, 1),
+            round(row.rating_low, 1),
+            round(row.rating_high, 1),
+            games,
+        )
 
 
 def test_the_refit_runs_as_a_maintenance_task_on_beat(settings: Any) -> None:
