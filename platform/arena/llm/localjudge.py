@@ -38,7 +38,9 @@ def local_judge_register(*, base_url: str) -> LanguageModel:
         "api_key_env": "",
         "json_style": LanguageModel.JsonStyle.JSON_OBJECT,
         "enabled": True,
-        "concurrency": 2,
+        # llama-cpp-python's server answers one request at a time: a second call in flight
+        # would wait inside it, on a seat's clock, instead of for the slot, which is free.
+        "concurrency": 1,
         "requests_per_minute": 600,
     }
     model, _ = LanguageModel.objects.update_or_create(
