@@ -65,7 +65,7 @@ def submissions_page(
     *, user: object, game: str = "", before: int | None = None, limit: int = 25
 ) -> tuple[list[dict[str, object]], int | None]:
     """One page of the user's submissions as the API shows them, newest first, and the id to
-    pass as ``before`` for the next (older) page (None on the last): three queries however long
+    pass as ``before`` for the next (older) page (None on the last): two queries however long
     the page (the submissions, then their self-play matches)."""
     found = submissions_of(user=user).order_by("-pk")
     if game:
