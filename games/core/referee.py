@@ -249,13 +249,19 @@ class _Match:
                     "elapsed_ms": None,
                     "wall_ms": round(exc.elapsed_s * 1000, 3),
                     "backstop_ms": round(backstop * 1000, 3),
-                    "error": f"{method} did not answer within its {budget:.2f} s budget: the "
-                    f"referee stopped waiting after {exc.elapsed_s:.2f} s (the budget plus "
-                    f"{self.settings.backstop_grace_s:g} s of grace"
+                    "error": f"{method} did not answer within its {budget:.2f} s budget: "
                     + (
-                        ", and the time the host's other programs held its threads from a CPU)"
-                        if exc.elapsed_s > backstop + 0.05
-                        else ")"
+                        # A seat with a clock of its own (a model's) ran out before the
+                        # referee's backstop.
+                        f"its own clock ran out after {exc.elapsed_s:.2f} s"
+                        if exc.elapsed_s < backstop - 0.05
+                        else f"the referee stopped waiting after {exc.elapsed_s:.2f} s (the "
+                        f"budget plus {self.settings.backstop_grace_s:g} s of grace"
+                        + (
+                            ", and the time the host's other programs held its threads from a CPU)"
+                            if exc.elapsed_s > backstop + 0.05
+                            else ")"
+                        )
                     ),
                 }
             )

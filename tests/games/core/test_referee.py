@@ -152,6 +152,25 @@ def test_a_timeout_logs_what_the_sandbox_saw_of_the_agents_threads() -> None:
     assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
     (failed,) = [e for e in record.log if e["seat"] == 0 and e["method"] == "on_turn"]
     assert failed["host_wait"] == seen
+    assert "the referee stopped waiting after" in failed["error"]
+
+
+def test_a_seat_whose_own_clock_ran_out_is_not_said_to_be_cut_by_the_referee() -> None:
+    """A model's seat keeps its own move clock (5 s) and gives up before the referee's backstop
+    (the budget plus a second of grace): its log says so, not that the referee stopped it."""
+
+    class OwnClock(InProcessAgentHandle):
+        def call(self, method: str, payload: Any, timeout_s: float) -> Any:
+            if method == "on_turn":
+                raise AgentTimeout(method, 2.08, 2.0)
+            return super().call(method, payload, timeout_s)
+
+    record = play_match("simple-card", [OwnClock(HighestBot, "model"), handle(LowestBot)], seed=1)
+    assert (seat0(record).outcome, seat0(record).reason) == ("loss", "timeout")
+    (failed,) = [e for e in record.log if e["seat"] == 0 and e["method"] == "on_turn"]
+    assert failed["error"] == (
+        "on_turn did not answer within its 2.00 s budget: its own clock ran out after 2.08 s"
+    )
 
 
 def test_the_time_bank_absorbs_overruns_and_untimed_matches_wait() -> None:
