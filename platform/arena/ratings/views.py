@@ -22,6 +22,9 @@ def unified(request: HttpRequest) -> HttpResponse:
     if board not in BOARDS:
         board = "models"
     found = unified_board(board=board, limit=PAGE_ROWS)
+    # A column for each game someone on the page stands in (the fit spans every ladder's
+    # games, house bots' included: a users' board would be mostly empty columns).
+    games = [g for g in found.games if any(g in row["per_game"] for row in found.rows)]
     agent_url = agent_url_maker()
     rows = [
         {
@@ -41,12 +44,16 @@ def unified(request: HttpRequest) -> HttpResponse:
                         (row["per_game"][game]["high"] - row["per_game"][game]["low"]) / 2
                     ),
                 }
-                for game in found.games
+                for game in games
             ],
         }
         for row in found.rows
     ]
-    return render(request, "ratings/unified.html", {"board": found, "rows": rows, "boards": BOARDS})
+    return render(
+        request,
+        "ratings/unified.html",
+        {"board": found, "games": games, "rows": rows, "boards": BOARDS},
+    )
 
 
 def model(request: HttpRequest, name: str) -> HttpResponse:

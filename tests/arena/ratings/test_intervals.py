@@ -410,6 +410,22 @@ def test_the_agent_page_shows_each_versions_interval() -> None:
         )
 
 
+def test_the_users_board_has_a_column_for_each_game_its_rows_stand_in() -> None:
+    """The fit spans house bots' games too; a column nobody on the page stands in is left out."""
+    users = make_entries("chess", 2)
+    play(users[0], users[1], "win")
+    house = make_entries("poker", 2)
+    for bot, name in zip(house, ("caller", "folder"), strict=True):
+        bot.house_bot = name
+        bot.save()
+    play(house[0], house[1], "win")
+    unified_refit()
+    assert "poker" in unified_board(board="users").games
+    page = Client().get("/ratings/unified/?board=users").content.decode()
+    header = page.split('id="unified-board">', 1)[1].split("</thead>", 1)[0]
+    assert "<th>chess</th>" in header and "poker" not in header
+
+
 def test_the_refit_runs_as_a_maintenance_task_on_beat(settings: Any) -> None:
     from arena.workflows.tasks import unified_refit_task
 
