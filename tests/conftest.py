@@ -108,7 +108,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from sandbox.engine import wait_for_removals
 
     run = run_instance_id()
-    _remove_model_slot_files(run)
     try:
         wait_for_removals()  # what this process is removing in the background is not left
         found = containers_by_instance()
@@ -123,17 +122,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if ours:
         print(f"\nremoving {len(ours)} sandbox containers this test run left")
         remove_containers(ours)
-
-
-def _remove_model_slot_files(run: str) -> None:
-    """The lock files of the models' slots this run's platforms held without Redis
-    (``arena.llm.limits``), named for their instances; other runs' and deployments' stay."""
-    from django.conf import settings
-
-    if not settings.configured:
-        return
-    for path in (Path(settings.VAR_DIR) / "llm-slots").glob(f"{run}-*.lock"):
-        path.unlink(missing_ok=True)
 
 
 def assert_no_container_left() -> None:
