@@ -3,26 +3,18 @@
 A seat waits here for a slot before each call; the wait is never charged to its move (the
 seat's clock runs only around the HTTP call). A slot is a member of a Redis sorted set scored
 by its expiry, so a worker that dies holding one frees it when it expires; the rate is a
-counter per model and minute. Without ``REDIS_URL`` (the embedded ``make run``, whose workers
-are processes of one machine) a slot is an exclusive ``flock`` on one of ``concurrency`` files
-under ``VAR_DIR``, named for this instance and the model: the cap holds across the machine's
-processes (the local model's server answers one request at a time, and a call that waited
-inside it would be charged to the seat), and a process that dies frees its slot at once (the
-kernel drops its locks). The rate cap holds within each process there.
+counter per model and minute. Without ``REDIS_URL`` (the embedded ``make run``) the caps hold
+within this process only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
-import os
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import cast
 
 import redis
@@ -60,9 +52,10 @@ def _client(url: str) -> redis.Redis:
 
 
 class _Local:
-    """The in-process fallback of the rate cap: one window per model."""
+    """The in-process fallback: one semaphore and one rate window per model."""
 
     lock = threading.Lock()
+    slots: dict[str, threading.BoundedSemaphore] = {}
     minutes: dict[str, tuple[int, int]] = {}
 
 
@@ -78,36 +71,6 @@ def _rate_ok_local(model: str, per_minute: int) -> bool:
         return True
 
 
-def _slot_files(model: str, concurrency: int) -> list[Path]:
-    folder = Path(settings.VAR_DIR) / "llm-slots"
-    folder.mkdir(parents=True, exist_ok=True)
-    name = hashlib.sha256(model.encode()).hexdigest()[:16]
-    return [folder / f"{settings.ARENA_INSTANCE_ID}-{name}-{i}.lock" for i in range(concurrency)]
-
-
-@contextlib.contextmanager
-def _file_slot(model: str, concurrency: int, deadline: float, wait_max_s: float) -> Iterator[None]:
-    """One of ``model``'s ``concurrency`` slots as an exclusive lock on its file (each open file
-    is locked on its own, so threads of one process exclude each other as processes do)."""
-    files = _slot_files(model, concurrency)
-    while True:
-        for path in files:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            try:
-                yield
-            finally:
-                os.close(fd)  # drops the lock
-            return
-        if time.monotonic() > deadline:
-            raise PlatformError(f"model {model}: no free slot within {wait_max_s:g} s")
-        time.sleep(_POLL_S)
-
-
 @contextlib.contextmanager
 def model_slot(
     *, model: str, concurrency: int, per_minute: int, wait_max_s: float | None = None
@@ -121,12 +84,18 @@ def model_slot(
     concurrency, per_minute = max(1, concurrency), max(1, per_minute)
     url = settings.REDIS_URL
     if not url:
-        with _file_slot(model, concurrency, deadline, wait_max_s):
+        with _Local.lock:
+            sem = _Local.slots.setdefault(model, threading.BoundedSemaphore(concurrency))
+        if not sem.acquire(timeout=wait_max_s):
+            raise PlatformError(f"model {model}: no free slot within {wait_max_s:g} s")
+        try:
             while not _rate_ok_local(model, per_minute):
                 if time.monotonic() > deadline:
                     raise PlatformError(f"model {model}: rate cap, no call within {wait_max_s:g} s")
                 time.sleep(_POLL_S * 4)
             yield
+        finally:
+            sem.release()
         return
     client = _client(url)
     key = f"arena:llm:slots:{model}"

@@ -38,9 +38,7 @@ def local_judge_register(*, base_url: str) -> LanguageModel:
         "api_key_env": "",
         "json_style": LanguageModel.JsonStyle.JSON_OBJECT,
         "enabled": True,
-        # llama-cpp-python's server answers one request at a time: a second call in flight
-        # would wait inside it, on a seat's clock, instead of for the slot, which is free.
-        "concurrency": 1,
+        "concurrency": 2,
         "requests_per_minute": 600,
     }
     model, _ = LanguageModel.objects.update_or_create(

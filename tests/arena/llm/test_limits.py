@@ -1,6 +1,5 @@
 """Per-model slots in a real Redis: the concurrency cap holds across threads (as across
-workers), the wait is bounded and a timeout is a platform error, a slot is freed on exit; and
-without Redis (``make run``), across the machine's processes."""
+workers), the wait is bounded and a timeout is a platform error, a slot is freed on exit."""
 
 from __future__ import annotations
 
@@ -73,75 +72,3 @@ def test_the_rate_cap_counts_calls_a_minute(redis_url: str) -> None:
         model_slot(model="rpm", concurrency=5, per_minute=3, wait_max_s=0.3),
     ):
         pass
-
-
-def _hold_slot(ready: Any, model: str) -> None:
-    from arena.llm.limits import model_slot
-
-    with model_slot(model=model, concurrency=1, per_minute=1000, wait_max_s=5):
-        ready.set()
-        time.sleep(600)
-
-
-def test_without_redis_the_cap_holds_across_processes_and_a_dead_holder_frees_it(
-    settings: Any, tmp_path: Any
-) -> None:
-    """``make run`` has no Redis and its workers are several processes: one model's slot is
-    held machine-wide (its calls never wait inside a server that answers one at a time, on a
-    seat's clock), and a worker killed holding it does not keep it."""
-    import multiprocessing
-
-    from arena.llm.limits import model_slot
-
-    settings.REDIS_URL = ""
-    settings.VAR_DIR = tmp_path
-    context = multiprocessing.get_context("fork")
-    ready = context.Event()
-    holder = context.Process(target=_hold_slot, args=(ready, "local"), daemon=True)
-    holder.start()
-    try:
-        assert ready.wait(30)
-        with (
-            pytest.raises(PlatformError, match="no free slot within 0.2 s"),
-            model_slot(model="local", concurrency=1, per_minute=1000, wait_max_s=0.2),
-        ):
-            pass
-        # Another model, and another instance's same model, are not held.
-        with model_slot(model="other", concurrency=1, per_minute=1000, wait_max_s=0.2):
-            pass
-        settings.ARENA_INSTANCE_ID = settings.ARENA_INSTANCE_ID + "-b"
-        with model_slot(model="local", concurrency=1, per_minute=1000, wait_max_s=0.2):
-            pass
-    finally:
-        holder.kill()
-        holder.join(30)
-    settings.ARENA_INSTANCE_ID = settings.ARENA_INSTANCE_ID[: -len("-b")]
-    # The kernel dropped the dead holder's lock: the slot is free now, not after a lease.
-    with model_slot(model="local", concurrency=1, per_minute=1000, wait_max_s=0.2):
-        pass
-
-
-def test_without_redis_the_cap_holds_across_threads(settings: Any, tmp_path: Any) -> None:
-    from arena.llm.limits import model_slot
-
-    settings.REDIS_URL = ""
-    settings.VAR_DIR = tmp_path
-    inside: list[int] = []
-    peak = [0]
-    lock = threading.Lock()
-
-    def one() -> None:
-        with model_slot(model="m", concurrency=2, per_minute=1000, wait_max_s=60):
-            with lock:
-                inside.append(1)
-                peak[0] = max(peak[0], len(inside))
-            time.sleep(0.05)
-            with lock:
-                inside.pop()
-
-    threads = [threading.Thread(target=one) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert peak[0] == 2 and not inside
