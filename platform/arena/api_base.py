@@ -17,7 +17,9 @@ from pydantic import AfterValidator, Field, StringConstraints
 
 from arena.accounts.models import User
 from arena.accounts.services import token_user
+from arena.errors import NotFound
 from arena.middleware import bad_character
+from games.core import UnknownGameError, get_game_spec
 
 # --- Shared types ---------------------------------------------------------------------------------
 
@@ -139,3 +141,13 @@ def user_of(request: HttpRequest) -> User:
     if user is None:
         raise AuthenticationError()
     return user
+
+
+def known_game(game: str) -> str:
+    """``game`` when the platform has it, else ``NotFound`` naming the games it has (an API
+    path or filter that names a game)."""
+    try:
+        get_game_spec(game)
+    except UnknownGameError as exc:
+        raise NotFound(str(exc)) from None
+    return game

@@ -8,10 +8,9 @@ from django.http import HttpRequest
 from ninja import Path, Query, Router, Schema
 from pydantic import ConfigDict
 
-from arena.api_base import ERRORS
-from arena.errors import NotFound
+from arena.api_base import ERRORS, known_game
 from arena.ratings.selectors import MAX_PER_PAGE, PER_PAGE, leaderboard_page
-from games.core import UnknownGameError, available_game_ids, get_game_spec
+from games.core import available_game_ids, get_game_spec
 
 router = Router()
 
@@ -127,8 +126,6 @@ def leaderboard_get(
     ] = "",
 ) -> Any:
     """Best first; rows keep their rank on the whole ladder when searching."""
-    try:
-        get_game_spec(game)
-    except UnknownGameError as exc:
-        raise NotFound(str(exc)) from None
-    return leaderboard_page(game=game, page=page, per_page=per_page, search=q, kind=kind).as_dict()
+    return leaderboard_page(
+        game=known_game(game), page=page, per_page=per_page, search=q, kind=kind
+    ).as_dict()

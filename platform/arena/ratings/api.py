@@ -12,10 +12,9 @@ from typing import Annotated, Any, Literal
 from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router, Schema
 
-from arena.errors import NotFound
+from arena.api_base import known_game
 from arena.ratings import export, unified
 from arena.ratings.model_card import model_card
-from games.core import UnknownGameError, get_game_spec
 
 router = Router(tags=["ratings"])
 
@@ -44,14 +43,6 @@ _CSV_DOC = {
 }
 
 
-def _known_game(game: str) -> str:
-    try:
-        get_game_spec(game)
-    except UnknownGameError as exc:
-        raise NotFound(str(exc)) from None
-    return game
-
-
 class LadderTableOut(Schema):
     game: str
     version: int
@@ -74,7 +65,7 @@ class LadderTableOut(Schema):
 )
 def leaderboard_json(request: HttpRequest, game: GameId) -> Any:
     """Every entry of the game's current ladder, best first."""
-    return export.ladder_table(game=_known_game(game))
+    return export.ladder_table(game=known_game(game))
 
 
 @router.get(
@@ -87,7 +78,7 @@ def leaderboard_json(request: HttpRequest, game: GameId) -> Any:
 )
 def leaderboard_csv(request: HttpRequest, game: GameId) -> HttpResponse:
     """The columns of the JSON download, one line per entry."""
-    table = export.ladder_table(game=_known_game(game))
+    table = export.ladder_table(game=known_game(game))
     return _csv_response(table["columns"], table["rows"], f"{game}-v{table['version']}")
 
 

@@ -11,16 +11,15 @@ from ninja import Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import model_validator
 
-from arena.api_base import ERRORS, MAX_ID, AgentName, PathId, Source, user_of
+from arena.api_base import ERRORS, MAX_ID, AgentName, PathId, Source, known_game, user_of
 from arena.competitions.selectors import ladder_state
-from arena.errors import NotFound, Refused
+from arena.errors import Refused
 from arena.llm.schemas import ModelNames, Usd
 from arena.submissions import selectors as submission_selectors
 from arena.submissions import services as submission_services
 from arena.submissions.checks import UPLOAD_READ_LIMIT_BYTES
 from arena.submissions.schemas import SubmissionOut
 from arena.workflows import submissions as submission_workflows
-from games.core import UnknownGameError, get_game_spec
 
 router = Router()
 
@@ -165,13 +164,8 @@ def submissions_list(
 ) -> Any:
     """Every version of every agent of yours (archived agents' too), with its validation's
     verdict; ``GET /api/submissions/{id}`` adds why it is or is not playing now."""
-    if game:
-        try:
-            get_game_spec(game)
-        except UnknownGameError as exc:
-            raise NotFound(str(exc)) from None
     rows, next_before = submission_selectors.submissions_page(
-        user=user_of(request), game=game, before=before, limit=per_page
+        user=user_of(request), game=known_game(game) if game else "", before=before, limit=per_page
     )
     return {"submissions": rows, "next_before": next_before}
 
